@@ -1,0 +1,44 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "netquality",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "netquality", targets: ["netquality"]),
+    .library(name: "NetQualityCore", targets: ["NetQualityCore"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+  ],
+  targets: [
+    // libpcap from the system (Debian: libpcap-dev).
+    .systemLibrary(
+      name: "CPcap",
+      pkgConfig: "libpcap",
+      providers: [.apt(["libpcap-dev"])]
+    ),
+    // The engine: pure, no I/O, no clock.
+    .target(name: "NetQualityCore"),
+    // Capture shells: pcap/pcapng files through libpcap.
+    .target(name: "NetQualityCapture", dependencies: ["CPcap", "NetQualityCore"]),
+    // Synthetic traffic: frame builders, pcap writer, scenario generator.
+    .target(name: "NetQualitySynth", dependencies: ["NetQualityCore"]),
+    // Rendering of engine results for people and programs.
+    .target(name: "NetQualityExport", dependencies: ["NetQualityCore"]),
+    .executableTarget(
+      name: "netquality",
+      dependencies: [
+        "NetQualityCore", "NetQualityCapture", "NetQualitySynth", "NetQualityExport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(name: "NetQualityCoreTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
+    .testTarget(
+      name: "NetQualityCaptureTests",
+      dependencies: ["NetQualityCapture", "NetQualityCore", "NetQualitySynth", "NetQualityExport"]
+    ),
+  ]
+)

@@ -1,0 +1,161 @@
+/// The datagram whose RTCP is being visited.
+struct RTCPContext {
+  var source = Endpoint(address: IPAddress(ipv4: 0), port: 0)
+  var destination = Endpoint(address: IPAddress(ipv4: 0), port: 0)
+  var arrivalNanoseconds: Int64 = 0
+}
+
+/// The analyser visits RTCP itself, attaching each part to the streams it describes.
+extension StreamAnalyzer: RTCPVisitor {
+  mutating func ingestRTCP(_ payload: UnsafeRawBufferPointer, datagram: UDPDatagram, at time: CaptureTime) {
+    switch RTCPCompound.framing(payload) {
+    case .compound:
+      break
+    case .firstHeaderOnly:
+      // SRTCP or a trailer: RTCP all the same (it keeps a session alive), but its body is
+      // encrypted or untrustworthy, so nothing beyond the count is taken from it.
+      counters.rtcpPackets += 1
+      counters.unparsedRTCPPackets += 1
+      return
+    case .invalid:
+      // With a standard packet type this was meant to be RTCP and is a decode error; otherwise
+      // it is some other UDP that merely looked like it.
+      if (RTCPCompound.senderReport...RTCPCompound.extendedReport).contains(payload.byte(at: 1)) {
+        decodeErrors.count(.rtcpLength)
+      }
+      return
+    }
+    counters.rtcpPackets += 1
+    rtcpContext = RTCPContext(
+      source: datagram.source, destination: datagram.destination,
+      arrivalNanoseconds: time.nanosecondsSinceEpoch)
+    RTCPCompound.parse(payload, visitor: &self)
+  }
+
+  /// Streams with `ssrc` sent from `sender`. An RTCP packet's own sources are sent by the RTCP
+  /// sender; the sources its report blocks describe are sent by the RTCP receiver.
+  /// Streams between exactly these addresses win; failing that (NAT, a relay), any stream
+  /// with the SSRC from the sender.
+  func streamIndices(ssrc: UInt32, sentFrom sender: IPAddress, to receiver: IPAddress) -> StreamMatches {
+    var exact = StreamMatches()
+    var loose = StreamMatches()
+    guard let candidates = streamsBySSRC[ssrc] else { return exact }
+    for candidate in candidates {
+      let key = table.keys[Int(candidate)]
+      guard key.source.address == sender else { continue }
+      if key.destination.address == receiver {
+        exact.append(candidate)
+      } else {
+        loose.append(candidate)
+      }
+    }
+    return exact.isEmpty ? loose : exact
+  }
+
+  public mutating func senderInfo(_ info: RTCPSenderInfo) {
+    let sender = SenderKey(address: rtcpContext.source.address, ssrc: info.ssrc)
+    senderReports[sender, default: SenderReportHistory()].add(
+      compactNTP: info.compactNTP, arrivalNanoseconds: rtcpContext.arrivalNanoseconds)
+    for index in streamIndices(
+      ssrc: info.ssrc, sentFrom: rtcpContext.source.address, to: rtcpContext.destination.address)
+    {
+      details[Int(index)].feedback.senderReports += 1
+      details[Int(index)].feedback.lastSenderPacketCount = info.packetCount
+      details[Int(index)].feedback.lastSenderOctetCount = info.octetCount
+    }
+  }
+
+  public mutating func reportBlock(_ block: RTCPReportBlock) {
+    // The block describes media the RTCP sender receives, i.e. sent by the RTCP receiver.
+    let mediaSender = rtcpContext.destination.address
+    let indices = streamIndices(
+      ssrc: block.sourceSSRC, sentFrom: mediaSender, to: rtcpContext.source.address)
+    if indices.isEmpty { counters.unmatchedReportBlocks += 1 }
+    let roundTrip = senderReports[SenderKey(address: mediaSender, ssrc: block.sourceSSRC)]?
+      .roundTripSeconds(
+        lastSR: block.lastSR, delaySinceLastSR: block.delaySinceLastSR,
+        arrivalNanoseconds: rtcpContext.arrivalNanoseconds)
+    for index in indices {
+      details[Int(index)].feedback.record(block)
+      if let roundTrip { details[Int(index)].feedback.roundTrip.add(roundTrip) }
+    }
+  }
+
+  public mutating func canonicalName(ssrc: UInt32, text: UnsafeRawBufferPointer) {
+    for index in streamIndices(
+      ssrc: ssrc, sentFrom: rtcpContext.source.address, to: rtcpContext.destination.address)
+    {
+      // Allocate only when the name changes, not on every SDES.
+      if let current = details[Int(index)].feedback.canonicalName,
+        current.utf8.elementsEqual(text)
+      {
+        continue
+      }
+      details[Int(index)].feedback.canonicalName = String(decoding: text, as: UTF8.self)
+    }
+  }
+
+  public mutating func goodbye(ssrc: UInt32) {
+    for index in streamIndices(
+      ssrc: ssrc, sentFrom: rtcpContext.source.address, to: rtcpContext.destination.address)
+    {
+      details[Int(index)].feedback.goodbyeTime = CaptureTime(
+        nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds)
+    }
+  }
+
+  public mutating func application(ssrc: UInt32, name: UInt32) {
+    for index in streamIndices(
+      ssrc: ssrc, sentFrom: rtcpContext.source.address, to: rtcpContext.destination.address)
+    {
+      details[Int(index)].feedback.appPackets += 1
+    }
+  }
+
+  public mutating func feedback(_ message: RTCPFeedback) {
+    for index in streamIndices(
+      ssrc: message.mediaSSRC, sentFrom: rtcpContext.destination.address,
+      to: rtcpContext.source.address)
+    {
+      details[Int(index)].feedback.record(message)
+    }
+  }
+
+  public mutating func voipMetrics(_ metrics: RTCPVoIPMetrics) {
+    for index in streamIndices(
+      ssrc: metrics.sourceSSRC, sentFrom: rtcpContext.destination.address,
+      to: rtcpContext.source.address)
+    {
+      details[Int(index)].feedback.voipMetrics = metrics
+    }
+  }
+}
+
+/// Up to eight stream indices, without allocating: the RTCP path attaches reports to streams
+/// per packet too.
+struct StreamMatches: Sequence {
+  static let capacity = 8
+  private var storage = InlineArray<8, Int32>(repeating: 0)
+  private(set) var count = 0
+
+  var isEmpty: Bool { count == 0 }
+
+  mutating func append(_ index: Int32) {
+    guard count < Self.capacity else { return }
+    storage[count] = index
+    count += 1
+  }
+
+  struct Iterator: IteratorProtocol {
+    let matches: StreamMatches
+    var position = 0
+
+    mutating func next() -> Int32? {
+      guard position < matches.count else { return nil }
+      defer { position += 1 }
+      return matches.storage[position]
+    }
+  }
+
+  func makeIterator() -> Iterator { Iterator(matches: self) }
+}

@@ -1,0 +1,89 @@
+extension StreamAnalyzer {
+  /// A snapshot of every RTP stream and the capture counters. Streams still on probation are
+  /// reported when another validated stream shares their address/port pair in either
+  /// direction (a one-packet stream beside a long one); the rest count as other UDP.
+  public func report() -> AnalysisReport {
+    var capture = counters
+    capture.decodeErrors = decodeErrors.byReason
+    var reports: [StreamReport] = []
+    var rtpPackets: Int64 = 0
+    for index in streams.indices {
+      let key = table.keys[index]
+      var confirmation = streams[index].confirmation
+      if confirmation == nil {
+        let flow = FlowKey(source: key.source, destination: key.destination)
+        if confirmedFlows.contains(flow) || confirmedFlows.contains(flow.reversed) {
+          confirmation = .flow
+        }
+      }
+      guard let confirmation else { continue }
+      rtpPackets += streams[index].packets
+      reports.append(streamReport(index, confirmation: confirmation))
+    }
+    capture.rtpPackets = rtpPackets
+    capture.nonRTPUDP = capture.udpDatagrams - rtpPackets - capture.rtcpPackets
+    reports.sort { ($0.firstTime, $0.key.source.address, $0.key.source.port, $0.key.ssrc) < ($1.firstTime, $1.key.source.address, $1.key.source.port, $1.key.ssrc) }
+    return AnalysisReport(capture: capture, streams: reports)
+  }
+
+  func streamReport(_ index: Int, confirmation: StreamConfirmation) -> StreamReport {
+    let stream = streams[index]
+    let key = table.keys[index]
+    var clock = stream.reportedClock
+    var jitter = stream.jitter
+    // A short stream may end before its buffer filled: infer from what there is.
+    if clock.source == .unknown, stream.inferenceState == .collecting,
+      let rate = details[index].inference.estimateHz()
+    {
+      clock = PayloadClock(rateHz: rate, source: .inferred, isEvent: false)
+      jitter = JitterEstimator()
+      let inference = details[index].inference
+      for sample in 0..<inference.count {
+        jitter.update(
+          arrivalNanoseconds: inference.arrivals[sample], timestamp: inference.timestamps[sample],
+          clockRateHz: rate, countsTowardsSummary: true)
+      }
+    }
+    let hasJitter = clock.source != .unknown
+    let payloadTypes = stream.payloadTypes
+    return StreamReport(
+      key: key,
+      confirmation: confirmation,
+      direction: configuration.localNetworks.isEmpty
+        ? nil
+        : StreamDirection(
+          source: key.source.address, destination: key.destination.address,
+          localNetworks: configuration.localNetworks),
+      payloadTypes: payloadTypes,
+      encodingName: encodingName(payloadTypes.first, key: key),
+      packets: stream.packets,
+      payloadBytes: stream.payloadBytes,
+      wireBytes: stream.wireBytes,
+      truncatedPackets: stream.truncatedPackets,
+      firstTime: CaptureTime(nanosecondsSinceEpoch: stream.firstArrivalNanoseconds),
+      lastTime: CaptureTime(nanosecondsSinceEpoch: stream.lastArrivalNanoseconds),
+      expected: stream.sequence.expected,
+      lost: stream.sequence.lost,
+      duplicates: stream.sequence.duplicates,
+      reordered: stream.sequence.latePackets,
+      sequenceResets: stream.sequence.restarts,
+      longestLossBurst: stream.sequence.longestLossBurstIncludingWindow,
+      clockRateHz: hasJitter ? Int(clock.rateHz) : nil,
+      clockRateSource: clock.source,
+      maxJitterSeconds: hasJitter ? jitter.maxJitterSeconds : nil,
+      meanJitterSeconds: hasJitter ? jitter.meanJitterSeconds : nil,
+      lastJitterSeconds: hasJitter ? jitter.jitterSeconds : nil,
+      maxDeltaSeconds: Double(stream.maxGapNanoseconds) * 1e-9,
+      feedback: details[index].feedback)
+  }
+
+  func encodingName(_ payloadType: Int?, key: StreamKey) -> String? {
+    guard let payloadType, let type = UInt8(exactly: payloadType) else { return nil }
+    if let media = signalledMedia[key.destination] ?? signalledMedia[key.source],
+      let format = media.payloadFormats[type]
+    {
+      return format.encodingName
+    }
+    return StaticPayloadTypes.name(type)
+  }
+}

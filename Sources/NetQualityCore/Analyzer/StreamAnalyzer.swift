@@ -1,0 +1,300 @@
+/// The engine's first half: feeds captured frames through decoding and per-stream statistics.
+///
+/// Pure: it never reads a clock, a socket or a file. Give it frames with their capture times
+/// (`ingest`) and ask for a `report()` at any point; the same frames always give the same
+/// report. The per-packet path reads headers in place and allocates nothing once a stream
+/// exists.
+public struct StreamAnalyzer {
+  public struct Configuration: Sendable {
+    /// Upper bound on tracked streams (validated and candidate); more are counted, not kept.
+    public var maxStreams: Int
+    /// Local networks, for the tx/rx direction of each stream.
+    public var localNetworks: [NetworkPrefix]
+
+    public init(maxStreams: Int = 200_000, localNetworks: [NetworkPrefix] = []) {
+      self.maxStreams = maxStreams
+      self.localNetworks = localNetworks
+    }
+  }
+
+  public let configuration: Configuration
+  var counters = CaptureCounters()
+  var decodeErrors = DecodeErrorCounters()
+  var table = StreamTable()
+  var streams = ContiguousArray<RTPStream>()
+  /// Cold per-stream data (RTCP, inference buffer), same index as `streams`.
+  var details = ContiguousArray<StreamDetails>()
+  /// Stream indices by SSRC, for attaching RTCP to streams.
+  var streamsBySSRC: [UInt32: [Int32]] = [:]
+  /// Directed (source, destination) pairs that carry a validated stream.
+  var confirmedFlows: Set<FlowKey> = []
+  /// SDP media by the endpoint that receives it.
+  var signalledMedia: [Endpoint: SessionDescription.Media] = [:]
+  /// Bumped whenever new SDP arrives, so streams re-resolve their payload clocks.
+  var signallingGeneration = 0
+  /// Sender reports by (sender address, SSRC), for round trips from LSR/DLSR.
+  var senderReports: [SenderKey: SenderReportHistory] = [:]
+  /// The RTCP datagram being visited.
+  var rtcpContext = RTCPContext()
+
+  public init(configuration: Configuration = Configuration()) {
+    self.configuration = configuration
+  }
+
+  /// Feeds one captured frame. `frame` holds the captured bytes, `originalLength` the length on
+  /// the wire.
+  public mutating func ingest(
+    frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType, at time: CaptureTime
+  ) {
+    counters.frames += 1
+    switch FrameDecoder(linkType: linkType).decode(frame, originalLength: originalLength) {
+    case .udp(let datagram):
+      counters.udpDatagrams += 1
+      if datagram.isTruncated { counters.truncated += 1 }
+      let payload = frame.window(from: datagram.payloadOffset, count: datagram.capturedPayloadLength)
+      ingestUDP(payload, wireLength: datagram.payloadLength, datagram: datagram, at: time)
+    case .otherTransport:
+      counters.otherTransport += 1
+    case .notIP:
+      counters.nonIP += 1
+    case .fragment:
+      counters.ipFragments += 1
+    case .truncated:
+      counters.truncated += 1
+    case .malformed(let reason):
+      decodeErrors.count(reason)
+    }
+  }
+
+  @inline(__always)
+  mutating func ingestUDP(
+    _ payload: UnsafeRawBufferPointer, wireLength: Int, datagram: UDPDatagram, at time: CaptureTime
+  ) {
+    switch PayloadKind.classify(payload) {
+    case .rtp:
+      ingestRTP(payload, wireLength: wireLength, datagram: datagram, at: time)
+    case .rtcp:
+      ingestRTCP(payload, datagram: datagram, at: time)
+    case .turnChannelData:
+      guard let inner = TURNChannelData.applicationData(in: payload, wireLength: wireLength) else {
+        // Not ChannelData after all: SIP requests start with letters in this range.
+        _ = ingestSignalling(payload)
+        return
+      }
+      counters.turnChannelDataPackets += 1
+      ingestRelayed(payload, inner: inner, datagram: datagram, at: time)
+    case .stun:
+      counters.stunPackets += 1
+      if let inner = STUNIndication.applicationData(in: payload) {
+        ingestRelayed(payload, inner: inner, datagram: datagram, at: time)
+      }
+    case .dtls:
+      counters.dtlsPackets += 1
+    case .zrtp:
+      break
+    case .unknown:
+      _ = ingestSignalling(payload)
+    }
+  }
+
+  /// RTP or RTCP relayed by TURN, keyed by the outer datagram's addresses as Wireshark does.
+  mutating func ingestRelayed(
+    _ payload: UnsafeRawBufferPointer, inner: (offset: Int, length: Int), datagram: UDPDatagram,
+    at time: CaptureTime
+  ) {
+    let captured = max(0, min(inner.length, payload.count - inner.offset))
+    let application = payload.window(from: inner.offset, count: captured)
+    switch PayloadKind.classify(application) {
+    case .rtp: ingestRTP(application, wireLength: inner.length, datagram: datagram, at: time)
+    case .rtcp: ingestRTCP(application, datagram: datagram, at: time)
+    default: break
+    }
+  }
+
+  @inline(__always)
+  mutating func ingestRTP(
+    _ payload: UnsafeRawBufferPointer, wireLength: Int, datagram: UDPDatagram, at time: CaptureTime
+  ) {
+    // Fewer than 12 captured bytes: too short for RTP (or cut by the snap length, counted).
+    guard payload.count >= 12 else { return }
+    let key = StreamKey(
+      source: datagram.source, destination: datagram.destination,
+      ssrc: payload.uint32BigEndian(at: 8))
+    let header: RTPHeader
+    switch RTPHeader.parse(payload, wireLength: wireLength) {
+    case .success(let parsed):
+      header = parsed
+    case .failure:
+      // Malformed RTP on a known stream is a decode error; anything else is just other UDP.
+      if let index = table.find(key), streams[index].confirmation != nil {
+        decodeErrors.count(.rtpHeader)
+      }
+      return
+    }
+    let index: Int
+    if let found = table.find(key) {
+      index = found
+    } else {
+      guard table.count < configuration.maxStreams else {
+        counters.streamTableFull += 1
+        return
+      }
+      index = addStream(key)
+    }
+    let arrival = time.nanosecondsSinceEpoch
+    streams[index].recordArrival(
+      header, arrivalNanoseconds: arrival, wireBytes: datagram.payloadOffset + wireLength,
+      truncated: datagram.isTruncated)
+    if streams[index].confirmation == nil && streams[index].sequence.isValidated {
+      confirm(index, by: .sequence)
+    }
+    updateJitter(index, header: header, arrivalNanoseconds: arrival)
+  }
+
+  mutating func addStream(_ key: StreamKey) -> Int {
+    let index = table.insert(key)
+    streams.append(RTPStream())
+    details.append(StreamDetails())
+    streamsBySSRC[key.ssrc, default: []].append(Int32(index))
+    if signalledMedia[key.destination] != nil || signalledMedia[key.source] != nil {
+      confirm(index, by: .sdp)
+    }
+    return index
+  }
+
+  mutating func confirm(_ index: Int, by confirmation: StreamConfirmation) {
+    streams[index].confirmation = confirmation
+    let key = table.keys[index]
+    confirmedFlows.insert(FlowKey(source: key.source, destination: key.destination))
+  }
+
+  /// Resolves the clock of the packet's payload type when it changed, then feeds the jitter
+  /// estimator or, for an unknown clock, the rate inference.
+  @inline(__always)
+  mutating func updateJitter(_ index: Int, header: RTPHeader, arrivalNanoseconds: Int64) {
+    if streams[index].currentPayloadType != header.payloadType
+      || streams[index].clockGeneration != signallingGeneration
+    {
+      streams[index].currentPayloadType = header.payloadType
+      streams[index].clockGeneration = signallingGeneration
+      streams[index].currentClock = resolveClock(header.payloadType, key: table.keys[index])
+      if streams[index].currentClock.source == .sdp && streams[index].confirmation == nil {
+        confirm(index, by: .sdp)
+      }
+    }
+    let clock = streams[index].currentClock
+    let comfortNoise = StaticPayloadTypes.isComfortNoise(header.payloadType)
+    defer { streams[index].previousWasComfortNoise = comfortNoise }
+    if clock.rateHz > 0 {
+      guard !clock.isEvent else { return }
+      if streams[index].reportedClock.source == .unknown {
+        // A known clock ends any inference still collecting for another payload type.
+        streams[index].reportedClock = clock
+        streams[index].inferenceState = .notNeeded
+      }
+      // Wireshark leaves the first packet, talkspurt starts (marker) and comfort noise out of
+      // the jitter maximum and mean: their transit says little about the network.
+      let countsTowardsSummary =
+        !header.marker && !comfortNoise && !streams[index].previousWasComfortNoise
+      streams[index].jitter.update(
+        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp,
+        clockRateHz: clock.rateHz, countsTowardsSummary: countsTowardsSummary)
+      return
+    }
+    inferClock(index, header: header, arrivalNanoseconds: arrivalNanoseconds)
+  }
+
+  /// Collects (arrival, timestamp) pairs of the stream's first unknown-rate payload type and
+  /// replays them into the jitter estimator once the rate is inferred.
+  mutating func inferClock(_ index: Int, header: RTPHeader, arrivalNanoseconds: Int64) {
+    switch streams[index].inferenceState {
+    case .notNeeded:
+      // Only a stream with no known clock yet infers one (events beside audio do not).
+      guard streams[index].reportedClock.source == .unknown else { return }
+      streams[index].inferenceState = .collecting
+      streams[index].inferencePayloadType = header.payloadType
+    case .collecting:
+      guard streams[index].inferencePayloadType == header.payloadType else { return }
+    case .done:
+      guard streams[index].inferencePayloadType == header.payloadType else { return }
+      streams[index].jitter.update(
+        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp,
+        clockRateHz: streams[index].reportedClock.rateHz, countsTowardsSummary: !header.marker)
+      return
+    case .failed:
+      return
+    }
+    details[index].inference.add(arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp)
+    details[index].inferencePackets += 1
+    let collected = details[index].inferencePackets
+    guard collected >= ClockRateInference.bufferCapacity,
+      collected % ClockRateInference.bufferCapacity == 0
+    else { return }
+    guard let rate = details[index].inference.estimateHz() else {
+      if collected >= StreamDetails.inferenceGiveUpPackets { streams[index].inferenceState = .failed }
+      return
+    }
+    streams[index].inferenceState = .done
+    streams[index].reportedClock = PayloadClock(rateHz: rate, source: .inferred, isEvent: false)
+    let inference = details[index].inference
+    for sample in 0..<inference.count {
+      streams[index].jitter.update(
+        arrivalNanoseconds: inference.arrivals[sample], timestamp: inference.timestamps[sample],
+        clockRateHz: rate, countsTowardsSummary: true)
+    }
+    if collected > ClockRateInference.bufferCapacity {
+      streams[index].jitter.update(
+        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp, clockRateHz: rate,
+        countsTowardsSummary: !header.marker)
+    }
+  }
+
+  func resolveClock(_ payloadType: UInt8, key: StreamKey) -> PayloadClock {
+    if let media = signalledMedia[key.destination] ?? signalledMedia[key.source],
+      let format = media.payloadFormats[payloadType]
+    {
+      return PayloadClock(
+        rateHz: Double(format.clockRateHz), source: .sdp,
+        isEvent: format.encodingName.lowercased() == "telephone-event")
+    }
+    if let rate = StaticPayloadTypes.clockRateHz(payloadType) {
+      return PayloadClock(rateHz: Double(rate), source: .static, isEvent: false)
+    }
+    return .unknown
+  }
+
+  /// SIP with SDP: remembers each media's endpoint and payload formats.
+  mutating func ingestSignalling(_ payload: UnsafeRawBufferPointer) -> Bool {
+    guard let description = SessionDescription.fromSIPMessage(payload) else { return false }
+    counters.sipMessagesWithSDP += 1
+    for media in description.media {
+      signalledMedia[media.endpoint] = media
+    }
+    signallingGeneration += 1
+    return true
+  }
+}
+
+/// A directed address/port pair.
+struct FlowKey: Hashable {
+  var source: Endpoint
+  var destination: Endpoint
+
+  var reversed: FlowKey { FlowKey(source: destination, destination: source) }
+}
+
+/// An RTP sender as seen in RTCP: its address and SSRC.
+struct SenderKey: Hashable {
+  var address: IPAddress
+  var ssrc: UInt32
+}
+
+/// Cold per-stream data, touched only by RTCP or while a clock rate is inferred.
+struct StreamDetails {
+  /// Packets of an unknown-rate payload type after which inference stops trying.
+  static let inferenceGiveUpPackets = 4096
+
+  var inference = ClockRateInference()
+  var inferencePackets = 0
+  var feedback = ReceptionFeedback()
+}

@@ -1,0 +1,46 @@
+/// RFC 3550 appendix A.8 interarrival jitter, kept in seconds.
+///
+/// For consecutive packets i-1, i: D = (R_i - R_{i-1}) - (S_i - S_{i-1}) / clock rate, and
+/// J += (|D| - J) / 16. The arithmetic is done in floating-point seconds, as Wireshark does, so
+/// the figures compare with its RTP stream analysis.
+public struct JitterEstimator: Sendable {
+  /// RFC 3550 A.8: the gain parameter 1/16 "gives a good noise reduction ratio while
+  /// maintaining a reasonable rate of convergence".
+  static let gain = 1.0 / 16.0
+
+  private var previousArrivalNanoseconds: Int64 = 0
+  private var previousTimestamp: UInt32 = 0
+  private var hasPrevious = false
+  public private(set) var jitterSeconds = 0.0
+  public private(set) var maxJitterSeconds = 0.0
+  private var jitterSumSeconds = 0.0
+  public private(set) var samples = 0
+
+  public init() {}
+
+  public var meanJitterSeconds: Double { samples == 0 ? 0 : jitterSumSeconds / Double(samples) }
+
+  /// Feeds one packet. `countsTowardsSummary` is false for packets whose transit time does
+  /// not describe the network (the first, a marker bit starting a talkspurt, comfort noise):
+  /// they update the estimate but not its maximum and mean, as in Wireshark.
+  @inline(__always)
+  public mutating func update(
+    arrivalNanoseconds: Int64, timestamp: UInt32, clockRateHz: Double, countsTowardsSummary: Bool
+  ) {
+    defer {
+      previousArrivalNanoseconds = arrivalNanoseconds
+      previousTimestamp = timestamp
+      hasPrevious = true
+    }
+    guard hasPrevious else { return }
+    let arrivalDelta = Double(arrivalNanoseconds &- previousArrivalNanoseconds) * 1e-9
+    // Timestamps wrap at 2^32; the signed difference is right across the wrap.
+    let mediaDelta = Double(Int32(bitPattern: timestamp &- previousTimestamp)) / clockRateHz
+    let difference = abs(arrivalDelta - mediaDelta)
+    jitterSeconds += (difference - jitterSeconds) * Self.gain
+    guard countsTowardsSummary else { return }
+    if jitterSeconds > maxJitterSeconds { maxJitterSeconds = jitterSeconds }
+    jitterSumSeconds += jitterSeconds
+    samples += 1
+  }
+}

@@ -1,0 +1,88 @@
+/// Per-packet state of one RTP stream: counters, sequence accounting, jitter. Kept small and
+/// free of references so the stream array stays dense and updates happen in place.
+struct RTPStream {
+  var packets: Int64 = 0
+  var payloadBytes: Int64 = 0
+  var wireBytes: Int64 = 0
+  var truncatedPackets: Int64 = 0
+  var firstArrivalNanoseconds: Int64 = 0
+  var lastArrivalNanoseconds: Int64 = 0
+  var maxGapNanoseconds: Int64 = 0
+  /// Payload types seen, one bit each (0...127).
+  var payloadTypesLow: UInt64 = 0
+  var payloadTypesHigh: UInt64 = 0
+  var sequence = SequenceTracker()
+  var jitter = JitterEstimator()
+
+  /// How the stream was recognised as RTP; nil while it is only a candidate.
+  var confirmation: StreamConfirmation?
+
+  /// Clock of the payload type of the previous packet, cached until the payload type or the
+  /// SDP seen so far changes.
+  var currentPayloadType: UInt8 = .max
+  var currentClock = PayloadClock.unknown
+  var clockGeneration = -1
+  var previousWasComfortNoise = false
+  /// The clock rate reported for the stream: the first one used for jitter.
+  var reportedClock = PayloadClock.unknown
+  /// Set while the clock rate of `inferencePayloadType` is being estimated.
+  var inferencePayloadType: UInt8 = .max
+  var inferenceState = InferenceState.notNeeded
+
+  enum InferenceState {
+    case notNeeded
+    case collecting
+    case done
+    case failed
+  }
+
+  @inline(__always)
+  @discardableResult
+  mutating func recordArrival(
+    _ header: RTPHeader, arrivalNanoseconds: Int64, wireBytes frameBytes: Int, truncated: Bool
+  ) -> SequenceTracker.Outcome {
+    if packets == 0 {
+      firstArrivalNanoseconds = arrivalNanoseconds
+    } else {
+      let gap = arrivalNanoseconds &- lastArrivalNanoseconds
+      if gap > maxGapNanoseconds { maxGapNanoseconds = gap }
+    }
+    lastArrivalNanoseconds = arrivalNanoseconds
+    packets += 1
+    payloadBytes += Int64(header.payloadLength)
+    wireBytes += Int64(frameBytes)
+    if truncated { truncatedPackets += 1 }
+    if header.payloadType < 64 {
+      payloadTypesLow |= 1 << UInt64(header.payloadType)
+    } else {
+      payloadTypesHigh |= 1 << UInt64(header.payloadType - 64)
+    }
+    return sequence.record(header.sequenceNumber)
+  }
+
+  var payloadTypes: [Int] {
+    (0..<128).filter { type in
+      type < 64 ? payloadTypesLow & (1 << UInt64(type)) != 0 : payloadTypesHigh & (1 << UInt64(type - 64)) != 0
+    }
+  }
+}
+
+/// Why a stream counts as RTP.
+public enum StreamConfirmation: String, Sendable, Codable {
+  /// RFC 3550 A.1 probation: MIN_SEQUENTIAL packets in sequence.
+  case sequence
+  /// Its endpoint was announced in SDP seen in the capture.
+  case sdp
+  /// Another confirmed RTP stream uses the same address/port pair (either direction).
+  case flow
+}
+
+/// The RTP clock of one payload type as the engine resolved it.
+struct PayloadClock: Equatable {
+  var rateHz: Double
+  var source: ClockRateSource
+  /// RFC 4733 telephone events repeat their timestamp: no jitter from them.
+  var isEvent: Bool
+
+  static let unknown = PayloadClock(rateHz: 0, source: .unknown, isEvent: false)
+}

@@ -1,0 +1,71 @@
+/// What RTCP says about one RTP stream: its sender's SRs, the report blocks receivers sent
+/// about it, feedback messages and XR VoIP metrics, and the round-trip times they yield.
+public struct ReceptionFeedback: Sendable {
+  public var senderReports = 0
+  public var lastSenderPacketCount: UInt32?
+  public var lastSenderOctetCount: UInt32?
+  public var reportBlocks = 0
+  public var lastFractionLost: Double?
+  public var maxFractionLost: Double?
+  public var lastCumulativeLost: Int32?
+  /// Interarrival jitter reported by receivers, in timestamp units.
+  public var lastJitterTimestampUnits: UInt32?
+  public var maxJitterTimestampUnits: UInt32?
+  public var roundTrip = RoundTripStatistics()
+  public var canonicalName: String?
+  public var goodbyeTime: CaptureTime?
+  public var appPackets = 0
+  public var nackMessages = 0
+  public var nackedPackets = 0
+  public var pictureLossIndications = 0
+  public var fullIntraRequests = 0
+  public var lastREMBBitsPerSecond: Double?
+  public var voipMetrics: RTCPVoIPMetrics?
+
+  public init() {}
+
+  mutating func record(_ block: RTCPReportBlock) {
+    reportBlocks += 1
+    // RFC 3550 section 6.4.1: fraction lost is an 8-bit fixed-point number, binary point at the
+    // left edge.
+    let fraction = Double(block.fractionLost) / 256
+    lastFractionLost = fraction
+    maxFractionLost = max(maxFractionLost ?? 0, fraction)
+    lastCumulativeLost = block.cumulativeLost
+    lastJitterTimestampUnits = block.jitter
+    maxJitterTimestampUnits = max(maxJitterTimestampUnits ?? 0, block.jitter)
+  }
+
+  mutating func record(_ message: RTCPFeedback) {
+    switch message.kind {
+    case .nack(let packets):
+      nackMessages += 1
+      nackedPackets += packets
+    case .pli: pictureLossIndications += 1
+    case .fir: fullIntraRequests += 1
+    case .remb(let bitsPerSecond): lastREMBBitsPerSecond = bitsPerSecond
+    case .other: break
+    }
+  }
+}
+
+/// Round-trip samples from LSR/DLSR, seconds.
+public struct RoundTripStatistics: Sendable, Equatable {
+  public private(set) var samples = 0
+  public private(set) var lastSeconds: Double?
+  public private(set) var minSeconds: Double?
+  public private(set) var maxSeconds: Double?
+  private var sumSeconds = 0.0
+
+  public init() {}
+
+  public var meanSeconds: Double? { samples == 0 ? nil : sumSeconds / Double(samples) }
+
+  mutating func add(_ seconds: Double) {
+    samples += 1
+    sumSeconds += seconds
+    lastSeconds = seconds
+    minSeconds = min(minSeconds ?? seconds, seconds)
+    maxSeconds = max(maxSeconds ?? seconds, seconds)
+  }
+}

@@ -1,0 +1,199 @@
+/// Sequence-number accounting for one RTP stream: RFC 3550 appendix A.1 (16-bit wrap,
+/// MAX_DROPOUT, MAX_MISORDER, resynchronisation after a restart), extended with a window of
+/// received sequence numbers so duplicates and late packets are told apart and loss is never
+/// negative.
+public struct SequenceTracker: Sendable {
+  /// RFC 3550 A.1: a forward jump of up to MAX_DROPOUT is a gap, not a restart.
+  public static let maxDropout: UInt16 = 3000
+  /// RFC 3550 A.1: a packet up to MAX_MISORDER behind the highest is late (or a duplicate).
+  public static let maxMisorder: UInt16 = 100
+  /// RFC 3550 A.1: MIN_SEQUENTIAL packets in sequence validate a source.
+  public static let minSequential = 2
+  /// Width of the received-packet window: far beyond MAX_MISORDER, so every late packet A.1
+  /// accepts can be checked against it.
+  static let windowBits: Int64 = 512
+
+  /// Extended (cycle-counting) sequence number of the first packet of the current run.
+  private(set) var baseExtended: Int64 = 0
+  /// Highest extended sequence number seen.
+  private(set) var maxExtended: Int64 = -1
+  /// RFC 3550 A.1 `bad_seq`: after a big jump, the sequence number that would confirm a restart.
+  private var badSequence: Int64 = -1
+  /// Expected packets of runs closed by a restart.
+  private var expectedBeforeRestart: Int64 = 0
+  /// Packets that filled an expected slot (in order or late, never a duplicate).
+  public private(set) var countedPackets: Int64 = 0
+  public private(set) var duplicates: Int64 = 0
+  /// Packets that arrived after a higher sequence number (late or reordered).
+  public private(set) var latePackets: Int64 = 0
+  /// Confirmed restarts (RFC 3550 A.1 resynchronisation).
+  public private(set) var restarts: Int64 = 0
+  /// Longest run of consecutive sequence numbers that never arrived within the window.
+  public private(set) var longestLossBurst: Int64 = 0
+  private var currentLossBurst: Int64 = 0
+  /// Consecutive in-sequence packets, for RFC 3550 A.1 probation.
+  public private(set) var sequentialRun = 0
+  /// Bit i set: extended sequence number with (n mod windowBits) == i was received.
+  private var window = InlineArray<8, UInt64>(repeating: 0)
+
+  public init() {}
+
+  /// Packets expected from the sequence numbers, over every run (RFC 3550 A.3).
+  public var expected: Int64 {
+    maxExtended < 0 ? 0 : expectedBeforeRestart + maxExtended - baseExtended + 1
+  }
+
+  /// Expected minus received, clamped at zero: duplicates never hide loss nor make it negative.
+  public var lost: Int64 { max(0, expected - countedPackets) }
+
+  /// The highest sequence number received, with the cycle count in the upper bits.
+  public var extendedHighest: Int64 { maxExtended }
+
+  /// Whether the stream passed RFC 3550 A.1 probation (MIN_SEQUENTIAL in-sequence packets).
+  public var isValidated: Bool { sequentialRun >= Self.minSequential - 1 }
+
+  public enum Outcome: Sendable, Equatable {
+    case inOrder
+    case late
+    case duplicate
+    /// A big jump not (yet) confirmed as a restart; not counted as received.
+    case stray
+    case restart
+  }
+
+  @discardableResult
+  public mutating func record(_ sequence: UInt16) -> Outcome {
+    guard maxExtended >= 0 else {
+      start(at: Int64(sequence))
+      return .inOrder
+    }
+    let highest = UInt16(truncatingIfNeeded: maxExtended)
+    let forward = sequence &- highest
+    if forward == 0 {
+      sequentialRun = 0
+      duplicates += 1
+      return .duplicate
+    }
+    if forward < Self.maxDropout {
+      sequentialRun = forward == 1 ? sequentialRun + 1 : 0
+      advance(to: maxExtended + Int64(forward))
+      mark(maxExtended)
+      countedPackets += 1
+      return .inOrder
+    }
+    if forward <= UInt16.max - Self.maxMisorder {
+      // A very large jump: a restart if the next packet follows it (RFC 3550 A.1).
+      let extended = maxExtended + Int64(forward)
+      if badSequence >= 0 && UInt16(truncatingIfNeeded: badSequence) == sequence {
+        restarts += 1
+        expectedBeforeRestart += maxExtended - baseExtended + 1
+        // The packet that made the jump opens the new run with this one.
+        latePackets -= 1
+        start(at: extended - 1)
+        record(sequence)
+        return .restart
+      }
+      badSequence = extended + 1
+      sequentialRun = 0
+      latePackets += 1
+      return .stray
+    }
+    // Behind the highest by at most MAX_MISORDER: late, or a duplicate of one already seen.
+    sequentialRun = 0
+    let extended = maxExtended - Int64(UInt16.max - forward) - 1
+    guard extended >= baseExtended else {
+      latePackets += 1
+      return .late
+    }
+    if isMarked(extended) {
+      duplicates += 1
+      return .duplicate
+    }
+    mark(extended)
+    countedPackets += 1
+    latePackets += 1
+    return .late
+  }
+
+  /// The loss burst still open at the end of the window, included in `longestLossBurst` at
+  /// report time.
+  public var longestLossBurstIncludingWindow: Int64 {
+    var longest = longestLossBurst
+    var run = currentLossBurst
+    var sequence = max(baseExtended, maxExtended - Self.windowBits + 1)
+    while sequence <= maxExtended {
+      if isMarked(sequence) {
+        run = 0
+      } else {
+        run += 1
+        longest = max(longest, run)
+      }
+      sequence += 1
+    }
+    return longest
+  }
+
+  private mutating func start(at extended: Int64) {
+    for index in window.indices { window[index] = 0 }
+    baseExtended = extended
+    maxExtended = extended
+    badSequence = -1
+    currentLossBurst = 0
+    sequentialRun = 0
+    mark(extended)
+    countedPackets += 1
+  }
+
+  /// Moves the highest sequence number forward. Slots that leave the window are final: one
+  /// never filled is a lost packet and extends the current loss burst.
+  private mutating func advance(to newMax: Int64) {
+    let oldMax = maxExtended
+    let lastFinal = newMax - Self.windowBits
+    var sequence = max(oldMax - Self.windowBits + 1, baseExtended)
+    while sequence <= lastFinal {
+      if sequence <= oldMax {
+        finalise(slot: sequence)
+      } else {
+        // Jumped over and already out of the window: never received.
+        currentLossBurst += 1
+        longestLossBurst = max(longestLossBurst, currentLossBurst)
+      }
+      sequence += 1
+    }
+    // Slots that now stand for new sequence numbers still hold bits from windowBits earlier.
+    sequence = max(oldMax + 1, newMax - Self.windowBits + 1)
+    while sequence <= newMax {
+      clear(sequence)
+      sequence += 1
+    }
+    maxExtended = newMax
+  }
+
+  @inline(__always)
+  private mutating func finalise(slot sequence: Int64) {
+    if isMarked(sequence) {
+      currentLossBurst = 0
+    } else {
+      currentLossBurst += 1
+      if currentLossBurst > longestLossBurst { longestLossBurst = currentLossBurst }
+    }
+  }
+
+  @inline(__always)
+  private func isMarked(_ extended: Int64) -> Bool {
+    let bit = Int(extended & (Self.windowBits - 1))
+    return window[bit >> 6] & (1 << UInt64(bit & 63)) != 0
+  }
+
+  @inline(__always)
+  private mutating func mark(_ extended: Int64) {
+    let bit = Int(extended & (Self.windowBits - 1))
+    window[bit >> 6] |= 1 << UInt64(bit & 63)
+  }
+
+  @inline(__always)
+  private mutating func clear(_ extended: Int64) {
+    let bit = Int(extended & (Self.windowBits - 1))
+    window[bit >> 6] &= ~(1 << UInt64(bit & 63))
+  }
+}

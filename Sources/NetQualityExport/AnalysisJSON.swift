@@ -1,0 +1,163 @@
+import Foundation
+import NetQualityCore
+
+/// The JSON form of an analysis: `{"capture": {...}, "streams": [...]}`, keys in snake case,
+/// times in Unix seconds, durations in milliseconds where the key says `_ms`.
+public enum AnalysisJSON {
+  public static func render(_ report: AnalysisReport, file: String? = nil, readError: String? = nil) throws -> String {
+    let document = Document(
+      file: file, readError: readError, capture: report.capture,
+      streams: report.streams.map(StreamJSON.init))
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(document), as: UTF8.self)
+  }
+
+  struct Document: Encodable {
+    var file: String?
+    var readError: String?
+    var capture: CaptureCounters
+    var streams: [StreamJSON]
+
+    enum CodingKeys: String, CodingKey {
+      case file, capture, streams
+      case readError = "read_error"
+    }
+
+    func encode(to encoder: Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(file, forKey: .file)
+      try container.encode(readError, forKey: .readError)
+      try container.encode(capture, forKey: .capture)
+      try container.encode(streams, forKey: .streams)
+    }
+  }
+
+  /// Milliseconds rounded to the nanosecond, so output is stable and readable.
+  static func milliseconds(_ seconds: Double?) -> Double? {
+    seconds.map { ($0 * 1e9).rounded() / 1e6 }
+  }
+
+  struct StreamJSON: Encodable {
+    let stream: StreamReport
+
+    init(_ stream: StreamReport) { self.stream = stream }
+
+    enum Keys: String, CodingKey {
+      case src, srcPort = "src_port", dst, dstPort = "dst_port", ssrc
+      case payloadTypes = "payload_types", encoding, direction
+      case confirmedBy = "confirmed_by"
+      case packets, payloadBytes = "payload_bytes", wireBytes = "wire_bytes"
+      case truncatedPackets = "truncated_packets"
+      case expected, lost, lossRatio = "loss_ratio", duplicates, reordered
+      case sequenceResets = "sequence_resets", longestLossBurst = "longest_loss_burst"
+      case firstTime = "first_time", lastTime = "last_time", durationSeconds = "duration_s"
+      case bitrate = "payload_bitrate_bps"
+      case clockRate = "clock_rate", clockRateSource = "clock_rate_source"
+      case maxJitter = "max_jitter_ms", meanJitter = "mean_jitter_ms", lastJitter = "last_jitter_ms"
+      case maxDelta = "max_delta_ms"
+      case rtt = "rtt_ms", rttMin = "rtt_min_ms", rttMax = "rtt_max_ms", rttSamples = "rtt_samples"
+      case rtcp
+    }
+
+    func encode(to encoder: Encoder) throws {
+      var c = encoder.container(keyedBy: Keys.self)
+      try c.encode(stream.key.source.address.description, forKey: .src)
+      try c.encode(stream.key.source.port, forKey: .srcPort)
+      try c.encode(stream.key.destination.address.description, forKey: .dst)
+      try c.encode(stream.key.destination.port, forKey: .dstPort)
+      try c.encode(SSRCFormat.text(stream.key.ssrc), forKey: .ssrc)
+      try c.encode(stream.payloadTypes, forKey: .payloadTypes)
+      try c.encode(stream.encodingName, forKey: .encoding)
+      try c.encode(stream.direction, forKey: .direction)
+      try c.encode(stream.confirmation, forKey: .confirmedBy)
+      try c.encode(stream.packets, forKey: .packets)
+      try c.encode(stream.payloadBytes, forKey: .payloadBytes)
+      try c.encode(stream.wireBytes, forKey: .wireBytes)
+      try c.encode(stream.truncatedPackets, forKey: .truncatedPackets)
+      try c.encode(stream.expected, forKey: .expected)
+      try c.encode(stream.lost, forKey: .lost)
+      try c.encode(stream.lossFraction, forKey: .lossRatio)
+      try c.encode(stream.duplicates, forKey: .duplicates)
+      try c.encode(stream.reordered, forKey: .reordered)
+      try c.encode(stream.sequenceResets, forKey: .sequenceResets)
+      try c.encode(stream.longestLossBurst, forKey: .longestLossBurst)
+      try c.encode(stream.firstTime.secondsSinceEpoch, forKey: .firstTime)
+      try c.encode(stream.lastTime.secondsSinceEpoch, forKey: .lastTime)
+      try c.encode(stream.durationSeconds, forKey: .durationSeconds)
+      try c.encode(stream.payloadBitsPerSecond, forKey: .bitrate)
+      try c.encode(stream.clockRateHz, forKey: .clockRate)
+      try c.encode(stream.clockRateSource, forKey: .clockRateSource)
+      try c.encode(milliseconds(stream.maxJitterSeconds), forKey: .maxJitter)
+      try c.encode(milliseconds(stream.meanJitterSeconds), forKey: .meanJitter)
+      try c.encode(milliseconds(stream.lastJitterSeconds), forKey: .lastJitter)
+      try c.encode(milliseconds(stream.maxDeltaSeconds), forKey: .maxDelta)
+      let roundTrip = stream.feedback.roundTrip
+      try c.encode(milliseconds(roundTrip.meanSeconds), forKey: .rtt)
+      try c.encode(milliseconds(roundTrip.minSeconds), forKey: .rttMin)
+      try c.encode(milliseconds(roundTrip.maxSeconds), forKey: .rttMax)
+      try c.encode(roundTrip.samples, forKey: .rttSamples)
+      try c.encode(RTCPJSON(stream: stream), forKey: .rtcp)
+    }
+  }
+
+  struct RTCPJSON: Encodable {
+    let stream: StreamReport
+
+    enum Keys: String, CodingKey {
+      case senderReports = "sender_reports", reportBlocks = "report_blocks"
+      case fractionLost = "fraction_lost", maxFractionLost = "max_fraction_lost"
+      case cumulativeLost = "cumulative_lost", jitter = "reported_jitter_ms"
+      case cname, byeTime = "bye_time", app = "app_packets"
+      case nack = "nack_messages", nackPackets = "nack_packets", pli, fir
+      case remb = "remb_bps", voip = "xr_voip_metrics"
+    }
+
+    func encode(to encoder: Encoder) throws {
+      let feedback = stream.feedback
+      var c = encoder.container(keyedBy: Keys.self)
+      try c.encode(feedback.senderReports, forKey: .senderReports)
+      try c.encode(feedback.reportBlocks, forKey: .reportBlocks)
+      try c.encode(feedback.lastFractionLost, forKey: .fractionLost)
+      try c.encode(feedback.maxFractionLost, forKey: .maxFractionLost)
+      try c.encode(feedback.lastCumulativeLost, forKey: .cumulativeLost)
+      try c.encode(milliseconds(stream.reportedJitterSeconds), forKey: .jitter)
+      try c.encode(feedback.canonicalName, forKey: .cname)
+      try c.encode(feedback.goodbyeTime?.secondsSinceEpoch, forKey: .byeTime)
+      try c.encode(feedback.appPackets, forKey: .app)
+      try c.encode(feedback.nackMessages, forKey: .nack)
+      try c.encode(feedback.nackedPackets, forKey: .nackPackets)
+      try c.encode(feedback.pictureLossIndications, forKey: .pli)
+      try c.encode(feedback.fullIntraRequests, forKey: .fir)
+      try c.encode(feedback.lastREMBBitsPerSecond, forKey: .remb)
+      try c.encode(feedback.voipMetrics.map(VoIPMetricsJSON.init), forKey: .voip)
+    }
+  }
+
+  /// RFC 3611 section 4.7 fields, scaled to plain units where the RFC scales them.
+  struct VoIPMetricsJSON: Encodable {
+    let metrics: RTCPVoIPMetrics
+
+    enum Keys: String, CodingKey {
+      case lossRate = "loss_ratio", discardRate = "discard_ratio"
+      case roundTrip = "round_trip_delay_ms", endSystemDelay = "end_system_delay_ms"
+      case rFactor = "r_factor", mosLQ = "mos_lq", mosCQ = "mos_cq"
+      case jitterBufferNominal = "jitter_buffer_nominal_ms"
+      case jitterBufferMaximum = "jitter_buffer_max_ms"
+    }
+
+    func encode(to encoder: Encoder) throws {
+      var c = encoder.container(keyedBy: Keys.self)
+      try c.encode(Double(metrics.lossRate) / 256, forKey: .lossRate)
+      try c.encode(Double(metrics.discardRate) / 256, forKey: .discardRate)
+      try c.encode(metrics.roundTripDelayMilliseconds, forKey: .roundTrip)
+      try c.encode(metrics.endSystemDelayMilliseconds, forKey: .endSystemDelay)
+      // 127 means "unavailable" for R and MOS (RFC 3611 section 4.7.5, 4.7.6).
+      try c.encode(metrics.rFactor == 127 ? nil : Int(metrics.rFactor), forKey: .rFactor)
+      try c.encode(metrics.mosLQ == 127 ? nil : Double(metrics.mosLQ) / 10, forKey: .mosLQ)
+      try c.encode(metrics.mosCQ == 127 ? nil : Double(metrics.mosCQ) / 10, forKey: .mosCQ)
+      try c.encode(metrics.jitterBufferNominalMilliseconds, forKey: .jitterBufferNominal)
+      try c.encode(metrics.jitterBufferMaximumMilliseconds, forKey: .jitterBufferMaximum)
+    }
+  }
+}

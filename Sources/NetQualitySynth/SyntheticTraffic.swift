@@ -1,0 +1,117 @@
+import NetQualityCore
+
+/// Generates a capture of many G.711 calls with chosen impairments: the project's sample for
+/// `netquality analyze` and the benchmark's input. Deterministic for a seed.
+public struct SyntheticTraffic: Sendable {
+  public var streams: Int
+  public var totalPackets: Int
+  /// Percent of packets dropped, duplicated, delivered one slot late.
+  public var lossPercent: Double
+  public var duplicatePercent: Double
+  public var reorderPercent: Double
+  /// Arrival-time noise added to each packet, milliseconds (uniform 0..max).
+  public var jitterMilliseconds: Double
+  /// Emit an SR per stream and an RR about it every this many packets (0: no RTCP).
+  public var rtcpEveryPackets: Int
+  public var seed: UInt64
+  /// Start of the capture.
+  public var start: CaptureTime
+
+  /// 20 ms packets of 160 bytes G.711 mu-law (PT 0), the RFC 3551 default packetisation.
+  public static let packetInterval: Int64 = 20_000_000
+  static let samplesPerPacket: UInt32 = 160
+
+  public init(
+    streams: Int, totalPackets: Int, lossPercent: Double = 0, duplicatePercent: Double = 0,
+    reorderPercent: Double = 0, jitterMilliseconds: Double = 0, rtcpEveryPackets: Int = 250,
+    seed: UInt64 = 1, start: CaptureTime = CaptureTime(seconds: 1_767_225_600, nanoseconds: 0)
+  ) {
+    self.streams = streams
+    self.totalPackets = totalPackets
+    self.lossPercent = lossPercent
+    self.duplicatePercent = duplicatePercent
+    self.reorderPercent = reorderPercent
+    self.jitterMilliseconds = jitterMilliseconds
+    self.rtcpEveryPackets = rtcpEveryPackets
+    self.seed = seed
+    self.start = start
+  }
+
+  /// Endpoints of stream `index`: calls between 10.10.x.y and 10.20.x.y (documentation-free
+  /// private space; the generator never sends anything, it only writes a file).
+  public static func endpoints(of index: Int) -> (source: Endpoint, destination: Endpoint) {
+    let call = index / 2
+    let a = Endpoint(
+      address: IPAddress(ipv4: 10, 10, UInt8(call / 250 % 250), UInt8(call % 250 + 1)),
+      port: UInt16(20_000 + (call % 10_000) * 2))
+    let b = Endpoint(
+      address: IPAddress(ipv4: 10, 20, UInt8(call / 250 % 250), UInt8(call % 250 + 1)),
+      port: UInt16(40_000 + (call % 10_000) * 2))
+    return index % 2 == 0 ? (a, b) : (b, a)
+  }
+
+  public static func ssrc(of index: Int) -> UInt32 { 0x5EED_0000 &+ UInt32(index) }
+
+  /// Calls `emit` with each frame (Ethernet) and its capture time, in time order.
+  public func generate(_ emit: (_ frame: [UInt8], _ time: CaptureTime) -> Void) {
+    var random = SplitMix64(seed: seed)
+    let streamCount = max(1, streams)
+    let slots = (totalPackets + streamCount - 1) / streamCount
+    let spacing = Self.packetInterval / Int64(streamCount)
+    var heldBack = [(frame: [UInt8], sequence: Int)?](repeating: nil, count: streamCount)
+    var emitted = 0
+    for slot in 0..<slots {
+      let slotStart = start.nanosecondsSinceEpoch + Int64(slot) * Self.packetInterval
+      for stream in 0..<streamCount {
+        guard emitted < totalPackets else { return }
+        let (source, destination) = Self.endpoints(of: stream)
+        let noise = Int64(Double(random.next() % 1000) / 1000 * jitterMilliseconds * 1e6)
+        let time = CaptureTime(
+          nanosecondsSinceEpoch: slotStart + Int64(stream) * spacing + min(noise, spacing - 1))
+        let sequence = UInt16(truncatingIfNeeded: 0xFF00 + slot)  // wraps early on purpose
+        let rtp = PacketBuilder.rtp(
+          payloadType: 0, sequenceNumber: sequence,
+          timestamp: UInt32(truncatingIfNeeded: slot) &* Self.samplesPerPacket &+ 12_345,
+          ssrc: Self.ssrc(of: stream))
+        let frame = PacketBuilder.frame(source: source, destination: destination, payload: rtp)
+        var toSend: [[UInt8]] = []
+        if random.chance(percent: lossPercent) {
+          // Dropped on the way: nothing to capture.
+        } else if random.chance(percent: reorderPercent) && heldBack[stream] == nil {
+          heldBack[stream] = (frame, slot)
+        } else {
+          toSend.append(frame)
+          if let late = heldBack[stream] {
+            toSend.append(late.frame)
+            heldBack[stream] = nil
+          }
+          if random.chance(percent: duplicatePercent) { toSend.append(frame) }
+        }
+        for packet in toSend where emitted < totalPackets {
+          emit(packet, time)
+          emitted += 1
+        }
+        if rtcpEveryPackets > 0 && slot > 0 && slot % rtcpEveryPackets == 0 {
+          emitRTCP(stream: stream, slot: slot, at: time, emit: emit)
+        }
+      }
+    }
+  }
+
+  /// An SR from the stream's sender on the RTCP port (RTP port + 1, RFC 3550 section 11).
+  private func emitRTCP(
+    stream: Int, slot: Int, at time: CaptureTime, emit: (_ frame: [UInt8], _ time: CaptureTime) -> Void
+  ) {
+    let (source, destination) = Self.endpoints(of: stream)
+    let ntp = UInt64(slot) << 32 / 50
+    let report = RTCPBuilder.senderReport(
+      ssrc: Self.ssrc(of: stream), ntpTimestamp: ntp,
+      rtpTimestamp: UInt32(truncatingIfNeeded: slot) &* Self.samplesPerPacket,
+      packetCount: UInt32(slot), octetCount: UInt32(slot) * 160)
+    emit(
+      PacketBuilder.frame(
+        source: Endpoint(address: source.address, port: source.port + 1),
+        destination: Endpoint(address: destination.address, port: destination.port + 1),
+        payload: report), time)
+  }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import NetQualityCore
+import NetQualitySynth
+
+struct GenerateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "generate",
+    abstract: "Write a synthetic capture of G.711 calls with chosen loss, duplicates and reordering.",
+    discussion: "Deterministic for a seed. Used for the sample in the README and the benchmark."
+  )
+
+  @Option(name: .shortAndLong, help: "Output pcap file.")
+  var output: String
+
+  @Option(help: "Number of RTP streams (two per call).")
+  var streams = 4
+
+  @Option(help: "Total RTP packets.")
+  var packets = 3000
+
+  @Option(help: "Percent of packets lost.")
+  var loss = 0.0
+
+  @Option(help: "Percent of packets duplicated.")
+  var duplicate = 0.0
+
+  @Option(help: "Percent of packets delivered one packet late.")
+  var reorder = 0.0
+
+  @Option(help: "Arrival noise, up to this many milliseconds.")
+  var jitter = 0.0
+
+  @Option(help: "Seed of the pseudo-random impairments.")
+  var seed: UInt64 = 1
+
+  func run() throws {
+    guard streams > 0, packets > 0 else { throw fail("--streams and --packets must be positive", code: 2) }
+    for (name, value) in [("loss", loss), ("duplicate", duplicate), ("reorder", reorder)]
+    where !(0...100).contains(value) {
+      throw fail("--\(name) \(value): a percentage must be between 0 and 100", code: 2)
+    }
+    guard FileManager.default.createFile(atPath: output, contents: nil),
+      let handle = FileHandle(forWritingAtPath: output)
+    else {
+      throw fail("cannot create \(output): \(String(cString: strerror(errno)))")
+    }
+    defer { try? handle.close() }
+    let traffic = SyntheticTraffic(
+      streams: streams, totalPackets: packets, lossPercent: loss, duplicatePercent: duplicate,
+      reorderPercent: reorder, jitterMilliseconds: jitter, seed: seed)
+    var writer = PcapWriter()
+    var writeError: Error?
+    traffic.generate { frame, time in
+      guard writeError == nil else { return }
+      writer.append(frame, at: time)
+      if writer.bytes.count >= 1 << 20 {
+        do { try handle.write(contentsOf: writer.drain()) } catch { writeError = error }
+      }
+    }
+    do {
+      if writeError == nil { try handle.write(contentsOf: writer.drain()) }
+    } catch {
+      writeError = error
+    }
+    if let writeError {
+      throw fail("cannot write \(output): \(writeError.localizedDescription)")
+    }
+  }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct NetQualityCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "netquality",
+    abstract: "Network quality of RTP media: per-stream loss, jitter and round trip from the wire.",
+    version: "0.1.0",
+    subcommands: [AnalyzeCommand.self, GenerateCommand.self]
+  )
+}
