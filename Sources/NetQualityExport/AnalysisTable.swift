@@ -1,4 +1,3 @@
-import Foundation
 import NetQualityCore
 
 /// The table an engineer reads: one row per stream, then the capture counters.
@@ -13,10 +12,10 @@ public enum AnalysisTable {
     var notes: Set<String> = []
     for stream in report.streams {
       let direction = stream.direction.map { " \($0.rawValue)" } ?? ""
-      let lossPercent = stream.expected > 0 ? String(format: "%.1f%%", stream.lossFraction * 100) : "-"
+      let lossPercent = stream.expected > 0 ? DecimalText.fixed(stream.lossFraction * 100, places: 1) + "%" : "-"
       var jitter = "-"
       if let mean = stream.meanJitterSeconds, let maximum = stream.maxJitterSeconds {
-        jitter = String(format: "%.2f/%.2f", mean * 1000, maximum * 1000)
+        jitter = DecimalText.fixed(mean * 1000, places: 2) + "/" + DecimalText.fixed(maximum * 1000, places: 2)
         if stream.clockRateSource == .inferred {
           jitter += "*"
           notes.insert("* jitter uses a clock rate inferred from timestamps (no SDP, dynamic payload type)")
@@ -24,7 +23,7 @@ public enum AnalysisTable {
       } else {
         notes.insert("- no jitter: the payload type's clock rate is unknown")
       }
-      let roundTrip = stream.feedback.roundTrip.meanSeconds.map { String(format: "%.1f", $0 * 1000) } ?? "-"
+      let roundTrip = stream.feedback.roundTrip.meanSeconds.map { DecimalText.fixed($0 * 1000, places: 1) } ?? "-"
       columns.append([
         stream.key.source.description + direction,
         stream.key.destination.description,
@@ -35,7 +34,7 @@ public enum AnalysisTable {
         "\(stream.duplicates)",
         "\(stream.reordered)",
         jitter,
-        String(format: "%.1f", stream.maxDeltaSeconds * 1000),
+        DecimalText.fixed(stream.maxDeltaSeconds * 1000, places: 1),
         roundTrip,
       ])
     }
@@ -62,14 +61,29 @@ public enum AnalysisTable {
   /// Left-aligns text columns, right-aligns numeric ones, two spaces apart.
   static func layout(_ rows: [[String]]) -> [String] {
     guard let header = rows.first else { return [] }
-    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-    let numeric = Set([4, 5, 6, 7, 8, 9, 10])
+    // Display width: one column per Unicode scalar, which holds for this table's text
+    // (ASCII and the Greek delta), and is much cheaper than counting grapheme clusters.
+    let widths = header.indices.map { column in
+      rows.map { $0[column].unicodeScalars.count }.max() ?? 0
+    }
+    let firstNumericColumn = 4
+    let space = UInt8(ascii: " ")
     return rows.map { row in
-      row.indices.map { column in
-        let cell = row[column]
-        let padding = String(repeating: " ", count: widths[column] - cell.count)
-        return numeric.contains(column) ? padding + cell : cell + padding
-      }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+      // Built as bytes: appending Characters one by one costs more than the analysis.
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(160)
+      for (column, cell) in row.enumerated() {
+        if column > 0 { bytes.append(contentsOf: [space, space]) }
+        let padding = widths[column] - cell.unicodeScalars.count
+        if column >= firstNumericColumn {
+          bytes.append(contentsOf: repeatElement(space, count: padding))
+          bytes.append(contentsOf: cell.utf8)
+        } else {
+          bytes.append(contentsOf: cell.utf8)
+          if column < row.count - 1 { bytes.append(contentsOf: repeatElement(space, count: padding)) }
+        }
+      }
+      return String(decoding: bytes, as: UTF8.self)
     }
   }
 }

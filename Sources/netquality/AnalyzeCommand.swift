@@ -44,10 +44,7 @@ struct AnalyzeCommand: ParsableCommand {
       throw fail(error.description)
     }
     var analyzer = StreamAnalyzer(configuration: .init(localNetworks: prefixes))
-    let linkType = reader.linkType
-    let completion = reader.forEachFrame { frame, originalLength, time in
-      analyzer.ingest(frame: frame, originalLength: originalLength, linkType: linkType, at: time)
-    }
+    let completion = reader.feed(&analyzer)
     var readError: String?
     if case .stoppedEarly(let reason) = completion {
       readError = reason

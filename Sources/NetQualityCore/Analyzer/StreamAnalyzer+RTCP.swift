@@ -41,9 +41,9 @@ extension StreamAnalyzer: RTCPVisitor {
     var loose = StreamMatches()
     guard let candidates = streamsBySSRC[ssrc] else { return exact }
     for candidate in candidates {
-      let key = table.keys[Int(candidate)]
-      guard key.source.address == sender else { continue }
-      if key.destination.address == receiver {
+      let key = streams[Int(candidate)].key
+      guard key.sourceAddress == sender else { continue }
+      if key.destinationAddress == receiver {
         exact.append(candidate)
       } else {
         loose.append(candidate)

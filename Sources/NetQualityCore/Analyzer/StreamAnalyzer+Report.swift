@@ -8,7 +8,7 @@ extension StreamAnalyzer {
     var reports: [StreamReport] = []
     var rtpPackets: Int64 = 0
     for index in streams.indices {
-      let key = table.keys[index]
+      let key = streams[index].key
       var confirmation = streams[index].confirmation
       if confirmation == nil {
         let flow = FlowKey(source: key.source, destination: key.destination)
@@ -22,13 +22,16 @@ extension StreamAnalyzer {
     }
     capture.rtpPackets = rtpPackets
     capture.nonRTPUDP = capture.udpDatagrams - rtpPackets - capture.rtcpPackets
-    reports.sort { ($0.firstTime, $0.key.source.address, $0.key.source.port, $0.key.ssrc) < ($1.firstTime, $1.key.source.address, $1.key.source.port, $1.key.ssrc) }
+    reports.sort {
+      ($0.firstTime, $0.key.sourceAddress, $0.key.source.port, $0.key.ssrc)
+        < ($1.firstTime, $1.key.sourceAddress, $1.key.source.port, $1.key.ssrc)
+    }
     return AnalysisReport(capture: capture, streams: reports)
   }
 
   func streamReport(_ index: Int, confirmation: StreamConfirmation) -> StreamReport {
     let stream = streams[index]
-    let key = table.keys[index]
+    let key = streams[index].key
     var clock = stream.reportedClock
     var jitter = stream.jitter
     // A short stream may end before its buffer filled: infer from what there is.
@@ -41,7 +44,7 @@ extension StreamAnalyzer {
       for sample in 0..<inference.count {
         jitter.update(
           arrivalNanoseconds: inference.arrivals[sample], timestamp: inference.timestamps[sample],
-          clockRateHz: rate, countsTowardsSummary: true)
+          secondsPerTick: 1 / rate, countsTowardsSummary: true)
       }
     }
     let hasJitter = clock.source != .unknown

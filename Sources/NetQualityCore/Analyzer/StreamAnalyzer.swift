@@ -46,10 +46,11 @@ public struct StreamAnalyzer {
   public mutating func ingest(
     frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType, at time: CaptureTime
   ) {
-    counters.frames += 1
-    switch FrameDecoder(linkType: linkType).decode(frame, originalLength: originalLength) {
-    case .udp(let datagram):
-      counters.udpDatagrams += 1
+    counters.frames &+= 1
+    var datagram = UDPDatagram()
+    switch FrameDecoder(linkType: linkType).decode(frame, originalLength: originalLength, into: &datagram) {
+    case .udp:
+      counters.udpDatagrams &+= 1
       if datagram.isTruncated { counters.truncated += 1 }
       let payload = frame.window(from: datagram.payloadOffset, count: datagram.capturedPayloadLength)
       ingestUDP(payload, wireLength: datagram.payloadLength, datagram: datagram, at: time)
@@ -117,22 +118,20 @@ public struct StreamAnalyzer {
   ) {
     // Fewer than 12 captured bytes: too short for RTP (or cut by the snap length, counted).
     guard payload.count >= 12 else { return }
-    let key = StreamKey(
-      source: datagram.source, destination: datagram.destination,
-      ssrc: payload.uint32BigEndian(at: 8))
+    let key = StreamKey(datagram, ssrc: payload.uint32BigEndian(at: 8))
     let header: RTPHeader
     switch RTPHeader.parse(payload, wireLength: wireLength) {
     case .success(let parsed):
       header = parsed
     case .failure:
       // Malformed RTP on a known stream is a decode error; anything else is just other UDP.
-      if let index = table.find(key), streams[index].confirmation != nil {
+      if let index = findStream(key), streams[index].confirmation != nil {
         decodeErrors.count(.rtpHeader)
       }
       return
     }
     let index: Int
-    if let found = table.find(key) {
+    if let found = findStream(key) {
       index = found
     } else {
       guard table.count < configuration.maxStreams else {
@@ -142,18 +141,32 @@ public struct StreamAnalyzer {
       index = addStream(key)
     }
     let arrival = time.nanosecondsSinceEpoch
-    streams[index].recordArrival(
+    if streams[index].currentPayloadType != header.payloadType
+      || streams[index].clockGeneration != signallingGeneration
+    {
+      resolveClock(index, payloadType: header.payloadType)
+    }
+    // One in-place update of the stream per packet; the rare follow-ups come back as flags.
+    let followUp = streams[index].record(
       header, arrivalNanoseconds: arrival, wireBytes: datagram.payloadOffset + wireLength,
       truncated: datagram.isTruncated)
-    if streams[index].confirmation == nil && streams[index].sequence.isValidated {
-      confirm(index, by: .sequence)
+    if followUp.isEmpty { return }
+    if followUp.contains(.validated) { confirm(index, by: .sequence) }
+    if followUp.contains(.inferClock) {
+      inferClock(index, header: header, arrivalNanoseconds: arrival)
     }
-    updateJitter(index, header: header, arrivalNanoseconds: arrival)
+  }
+
+  @inline(__always)
+  func findStream(_ key: StreamKey) -> Int? {
+    streams.withUnsafeBufferPointer { buffer in
+      table.find(key) { buffer[$0].key }
+    }
   }
 
   mutating func addStream(_ key: StreamKey) -> Int {
-    let index = table.insert(key)
-    streams.append(RTPStream())
+    let index = table.insert(key, rehashing: streams.lazy.map(\.key))
+    streams.append(RTPStream(key: key))
     details.append(StreamDetails())
     streamsBySSRC[key.ssrc, default: []].append(Int32(index))
     if signalledMedia[key.destination] != nil || signalledMedia[key.source] != nil {
@@ -164,44 +177,18 @@ public struct StreamAnalyzer {
 
   mutating func confirm(_ index: Int, by confirmation: StreamConfirmation) {
     streams[index].confirmation = confirmation
-    let key = table.keys[index]
+    let key = streams[index].key
     confirmedFlows.insert(FlowKey(source: key.source, destination: key.destination))
   }
 
-  /// Resolves the clock of the packet's payload type when it changed, then feeds the jitter
-  /// estimator or, for an unknown clock, the rate inference.
-  @inline(__always)
-  mutating func updateJitter(_ index: Int, header: RTPHeader, arrivalNanoseconds: Int64) {
-    if streams[index].currentPayloadType != header.payloadType
-      || streams[index].clockGeneration != signallingGeneration
-    {
-      streams[index].currentPayloadType = header.payloadType
-      streams[index].clockGeneration = signallingGeneration
-      streams[index].currentClock = resolveClock(header.payloadType, key: table.keys[index])
-      if streams[index].currentClock.source == .sdp && streams[index].confirmation == nil {
-        confirm(index, by: .sdp)
-      }
+  /// Looks up the clock of a payload type new to the stream, or again after new SDP.
+  mutating func resolveClock(_ index: Int, payloadType: UInt8) {
+    streams[index].currentPayloadType = payloadType
+    streams[index].clockGeneration = signallingGeneration
+    streams[index].currentClock = resolveClock(payloadType, key: streams[index].key)
+    if streams[index].currentClock.source == .sdp && streams[index].confirmation == nil {
+      confirm(index, by: .sdp)
     }
-    let clock = streams[index].currentClock
-    let comfortNoise = StaticPayloadTypes.isComfortNoise(header.payloadType)
-    defer { streams[index].previousWasComfortNoise = comfortNoise }
-    if clock.rateHz > 0 {
-      guard !clock.isEvent else { return }
-      if streams[index].reportedClock.source == .unknown {
-        // A known clock ends any inference still collecting for another payload type.
-        streams[index].reportedClock = clock
-        streams[index].inferenceState = .notNeeded
-      }
-      // Wireshark leaves the first packet, talkspurt starts (marker) and comfort noise out of
-      // the jitter maximum and mean: their transit says little about the network.
-      let countsTowardsSummary =
-        !header.marker && !comfortNoise && !streams[index].previousWasComfortNoise
-      streams[index].jitter.update(
-        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp,
-        clockRateHz: clock.rateHz, countsTowardsSummary: countsTowardsSummary)
-      return
-    }
-    inferClock(index, header: header, arrivalNanoseconds: arrivalNanoseconds)
   }
 
   /// Collects (arrival, timestamp) pairs of the stream's first unknown-rate payload type and
@@ -219,7 +206,7 @@ public struct StreamAnalyzer {
       guard streams[index].inferencePayloadType == header.payloadType else { return }
       streams[index].jitter.update(
         arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp,
-        clockRateHz: streams[index].reportedClock.rateHz, countsTowardsSummary: !header.marker)
+        secondsPerTick: streams[index].reportedClock.secondsPerTick, countsTowardsSummary: !header.marker)
       return
     case .failed:
       return
@@ -240,11 +227,11 @@ public struct StreamAnalyzer {
     for sample in 0..<inference.count {
       streams[index].jitter.update(
         arrivalNanoseconds: inference.arrivals[sample], timestamp: inference.timestamps[sample],
-        clockRateHz: rate, countsTowardsSummary: true)
+        secondsPerTick: 1 / rate, countsTowardsSummary: true)
     }
     if collected > ClockRateInference.bufferCapacity {
       streams[index].jitter.update(
-        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp, clockRateHz: rate,
+        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp, secondsPerTick: 1 / rate,
         countsTowardsSummary: !header.marker)
     }
   }

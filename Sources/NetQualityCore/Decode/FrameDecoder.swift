@@ -18,7 +18,24 @@ public struct FrameDecoder: Sendable {
   static let etherTypeQinQLegacy: UInt16 = 0x9100  // pre-standard double tagging
   static let ipProtocolUDP: UInt8 = 17
 
+  /// Decodes a frame into a value (convenient for tests and tools).
   public func decode(_ frame: UnsafeRawBufferPointer, originalLength: Int) -> FrameDecodeResult {
+    var datagram = UDPDatagram()
+    switch decode(frame, originalLength: originalLength, into: &datagram) {
+    case .udp: return .udp(datagram)
+    case .otherTransport: return .otherTransport
+    case .notIP: return .notIP
+    case .fragment: return .fragment
+    case .truncated: return .truncated
+    case .malformed(let reason): return .malformed(reason)
+    }
+  }
+
+  /// Decodes a frame, filling `datagram` in place when it is UDP: the per-packet form.
+  @inline(__always)
+  public func decode(
+    _ frame: UnsafeRawBufferPointer, originalLength: Int, into datagram: inout UDPDatagram
+  ) -> FrameDecodeStatus {
     let truncatedCapture = frame.count < originalLength
     guard let (networkOffset, etherType) = linkLayer(frame) else {
       return truncatedCapture ? .truncated : .malformed(.linkHeader)
@@ -27,9 +44,9 @@ public struct FrameDecoder: Sendable {
     let wire = WireLimits(originalLength: max(originalLength, frame.count), truncated: truncatedCapture)
     switch etherType {
     case Self.etherTypeIPv4:
-      return ipv4(frame, at: networkOffset, wire: wire)
+      return ipv4(frame, at: networkOffset, wire: wire, into: &datagram)
     case Self.etherTypeIPv6:
-      return ipv6(frame, at: networkOffset, wire: wire)
+      return ipv6(frame, at: networkOffset, wire: wire, into: &datagram)
     default:
       return .notIP
     }
@@ -99,8 +116,8 @@ public struct FrameDecoder: Sendable {
 
   @inline(__always)
   private func ipv4(
-    _ frame: UnsafeRawBufferPointer, at offset: Int, wire: WireLimits
-  ) -> FrameDecodeResult {
+    _ frame: UnsafeRawBufferPointer, at offset: Int, wire: WireLimits, into datagram: inout UDPDatagram
+  ) -> FrameDecodeStatus {
     guard frame.count >= offset + 20 else { return wire.truncated ? .truncated : .malformed(.ipHeader) }
     let versionAndLength = frame.byte(at: offset)
     let headerLength = Int(versionAndLength & 0x0F) * 4
@@ -113,23 +130,25 @@ public struct FrameDecoder: Sendable {
     let fragmentField = frame.uint16BigEndian(at: offset + 6)
     if fragmentField & 0x3FFF != 0 { return .fragment }
     guard frame.byte(at: offset + 9) == Self.ipProtocolUDP else { return .otherTransport }
-    let source = IPAddress(ipv4: frame.uint32BigEndian(at: offset + 12))
-    let destination = IPAddress(ipv4: frame.uint32BigEndian(at: offset + 16))
+    datagram.sourceAddress = IPAddress(ipv4: frame.uint32BigEndian(at: offset + 12))
+    datagram.destinationAddress = IPAddress(ipv4: frame.uint32BigEndian(at: offset + 16))
     return udp(
-      frame, at: offset + headerLength, ipPayloadLength: totalLength - headerLength,
-      source: source, destination: destination, wire: wire)
+      frame, at: offset + headerLength, ipPayloadLength: totalLength - headerLength, wire: wire,
+      into: &datagram)
   }
 
   @inline(__always)
   private func ipv6(
-    _ frame: UnsafeRawBufferPointer, at offset: Int, wire: WireLimits
-  ) -> FrameDecodeResult {
+    _ frame: UnsafeRawBufferPointer, at offset: Int, wire: WireLimits, into datagram: inout UDPDatagram
+  ) -> FrameDecodeStatus {
     guard frame.count >= offset + 40 else { return wire.truncated ? .truncated : .malformed(.ipHeader) }
     guard frame.byte(at: offset) >> 4 == 6 else { return .malformed(.ipHeader) }
     let payloadLength = Int(frame.uint16BigEndian(at: offset + 4))
     guard offset + 40 + payloadLength <= wire.originalLength else { return .malformed(.ipLength) }
-    let source = IPAddress(high: frame.uint64BigEndian(at: offset + 8), low: frame.uint64BigEndian(at: offset + 16))
-    let destination = IPAddress(high: frame.uint64BigEndian(at: offset + 24), low: frame.uint64BigEndian(at: offset + 32))
+    datagram.sourceAddress = IPAddress(
+      high: frame.uint64BigEndian(at: offset + 8), low: frame.uint64BigEndian(at: offset + 16))
+    datagram.destinationAddress = IPAddress(
+      high: frame.uint64BigEndian(at: offset + 24), low: frame.uint64BigEndian(at: offset + 32))
     var nextHeader = frame.byte(at: offset + 6)
     var headerOffset = offset + 40
     var remaining = payloadLength
@@ -138,8 +157,7 @@ public struct FrameDecoder: Sendable {
       switch nextHeader {
       case Self.ipProtocolUDP:
         return udp(
-          frame, at: headerOffset, ipPayloadLength: remaining, source: source,
-          destination: destination, wire: wire)
+          frame, at: headerOffset, ipPayloadLength: remaining, wire: wire, into: &datagram)
       case 44:  // Fragment header (RFC 8200 section 4.5).
         return .fragment
       case 0, 43, 60, 51:  // Hop-by-hop, routing, destination options, AH (RFC 4302).
@@ -160,24 +178,21 @@ public struct FrameDecoder: Sendable {
 
   @inline(__always)
   private func udp(
-    _ frame: UnsafeRawBufferPointer, at offset: Int, ipPayloadLength: Int, source: IPAddress,
-    destination: IPAddress, wire: WireLimits
-  ) -> FrameDecodeResult {
+    _ frame: UnsafeRawBufferPointer, at offset: Int, ipPayloadLength: Int, wire: WireLimits,
+    into datagram: inout UDPDatagram
+  ) -> FrameDecodeStatus {
     guard ipPayloadLength >= 8 else { return .malformed(.udpLength) }
     guard frame.count >= offset + 8 else { return wire.truncated ? .truncated : .malformed(.ipLength) }
     let udpLength = Int(frame.uint16BigEndian(at: offset + 4))
     // RFC 768: the length covers header and data, so it is at least 8 and fits the IP payload.
     guard udpLength >= 8, udpLength <= ipPayloadLength else { return .malformed(.udpLength) }
-    let payloadLength = udpLength - 8
+    datagram.sourcePort = frame.uint16BigEndian(at: offset)
+    datagram.destinationPort = frame.uint16BigEndian(at: offset + 2)
+    datagram.payloadOffset = offset + 8
+    datagram.payloadLength = udpLength - 8
     // A snap length may cut the payload: the headers are still good, and the datagram says how
     // much of its payload was captured so nothing reads past it.
-    let capturedPayloadLength = min(payloadLength, frame.count - offset - 8)
-    return .udp(
-      UDPDatagram(
-        source: Endpoint(address: source, port: frame.uint16BigEndian(at: offset)),
-        destination: Endpoint(address: destination, port: frame.uint16BigEndian(at: offset + 2)),
-        payloadOffset: offset + 8,
-        payloadLength: payloadLength,
-        capturedPayloadLength: capturedPayloadLength))
+    datagram.capturedPayloadLength = min(udpLength - 8, frame.count - offset - 8)
+    return .udp
   }
 }

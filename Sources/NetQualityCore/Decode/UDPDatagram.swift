@@ -1,14 +1,21 @@
-/// A decoded UDP datagram: its endpoints and where its payload lies in the frame (no copy).
+/// A decoded UDP datagram: its addresses, ports and where its payload lies in the frame (no
+/// copy). Stored as plain words so the decoder fills it in place on the per-packet path.
 public struct UDPDatagram: Sendable, Equatable {
-  public var source: Endpoint
-  public var destination: Endpoint
+  public var sourceAddress = IPAddress(high: 0, low: 0)
+  public var destinationAddress = IPAddress(high: 0, low: 0)
+  public var sourcePort: UInt16 = 0
+  public var destinationPort: UInt16 = 0
   /// Offset of the UDP payload from the start of the captured frame.
-  public var payloadOffset: Int
+  public var payloadOffset = 0
   /// Payload length in bytes, from the UDP length field (validated against the IP length).
-  public var payloadLength: Int
+  public var payloadLength = 0
   /// How much of the payload the capture holds (less than `payloadLength` under a snap length).
-  public var capturedPayloadLength: Int
+  public var capturedPayloadLength = 0
 
+  public init() {}
+
+  public var source: Endpoint { Endpoint(address: sourceAddress, port: sourcePort) }
+  public var destination: Endpoint { Endpoint(address: destinationAddress, port: destinationPort) }
   public var isTruncated: Bool { capturedPayloadLength < payloadLength }
 }
 
@@ -21,9 +28,19 @@ public enum FrameDecodeResult: Sendable, Equatable {
   case notIP
   /// An IPv4 fragment or an IPv6 packet with a fragment header; not reassembled.
   case fragment
-  /// The capture's snap length cut the frame before the headers or payload the decoder needed.
+  /// The capture's snap length cut the frame before the headers the decoder needed.
   case truncated
   /// Headers whose fields contradict each other or the frame length.
+  case malformed(MalformedReason)
+}
+
+/// The decoder's verdict without the datagram, for the in-place form of `FrameDecoder.decode`.
+public enum FrameDecodeStatus: Sendable, Equatable {
+  case udp
+  case otherTransport
+  case notIP
+  case fragment
+  case truncated
   case malformed(MalformedReason)
 }
 

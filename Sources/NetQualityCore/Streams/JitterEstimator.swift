@@ -20,12 +20,14 @@ public struct JitterEstimator: Sendable {
 
   public var meanJitterSeconds: Double { samples == 0 ? 0 : jitterSumSeconds / Double(samples) }
 
-  /// Feeds one packet. `countsTowardsSummary` is false for packets whose transit time does
+  /// Feeds one packet; `secondsPerTick` is 1 / clock rate (a multiply is cheaper than a
+  /// divide on the per-packet path). `countsTowardsSummary` is false for packets whose transit time does
   /// not describe the network (the first, a marker bit starting a talkspurt, comfort noise):
   /// they update the estimate but not its maximum and mean, as in Wireshark.
   @inline(__always)
   public mutating func update(
-    arrivalNanoseconds: Int64, timestamp: UInt32, clockRateHz: Double, countsTowardsSummary: Bool
+    arrivalNanoseconds: Int64, timestamp: UInt32, secondsPerTick: Double,
+    countsTowardsSummary: Bool
   ) {
     defer {
       previousArrivalNanoseconds = arrivalNanoseconds
@@ -35,12 +37,12 @@ public struct JitterEstimator: Sendable {
     guard hasPrevious else { return }
     let arrivalDelta = Double(arrivalNanoseconds &- previousArrivalNanoseconds) * 1e-9
     // Timestamps wrap at 2^32; the signed difference is right across the wrap.
-    let mediaDelta = Double(Int32(bitPattern: timestamp &- previousTimestamp)) / clockRateHz
+    let mediaDelta = Double(Int32(bitPattern: timestamp &- previousTimestamp)) * secondsPerTick
     let difference = abs(arrivalDelta - mediaDelta)
     jitterSeconds += (difference - jitterSeconds) * Self.gain
     guard countsTowardsSummary else { return }
     if jitterSeconds > maxJitterSeconds { maxJitterSeconds = jitterSeconds }
     jitterSumSeconds += jitterSeconds
-    samples += 1
+    samples &+= 1
   }
 }

@@ -1,6 +1,7 @@
 /// Per-packet state of one RTP stream: counters, sequence accounting, jitter. Kept small and
 /// free of references so the stream array stays dense and updates happen in place.
 struct RTPStream {
+  let key: StreamKey
   var packets: Int64 = 0
   var payloadBytes: Int64 = 0
   var wireBytes: Int64 = 0
@@ -29,6 +30,10 @@ struct RTPStream {
   var inferencePayloadType: UInt8 = .max
   var inferenceState = InferenceState.notNeeded
 
+  init(key: StreamKey) {
+    self.key = key
+  }
+
   enum InferenceState {
     case notNeeded
     case collecting
@@ -36,8 +41,48 @@ struct RTPStream {
     case failed
   }
 
+  /// What the analyser must do after `record`, on the rare packets that need more.
+  struct FollowUp: OptionSet {
+    let rawValue: UInt8
+    /// The stream just passed probation.
+    static let validated = FollowUp(rawValue: 1)
+    /// The packet's clock rate is unknown: feed the rate inference.
+    static let inferClock = FollowUp(rawValue: 2)
+  }
+
+  /// Counters, sequence accounting and jitter for one packet. The payload type's clock must
+  /// already be resolved into `currentClock`.
   @inline(__always)
-  @discardableResult
+  mutating func record(
+    _ header: RTPHeader, arrivalNanoseconds: Int64, wireBytes frameBytes: Int, truncated: Bool
+  ) -> FollowUp {
+    var followUp: FollowUp = []
+    recordArrival(header, arrivalNanoseconds: arrivalNanoseconds, wireBytes: frameBytes, truncated: truncated)
+    if confirmation == nil && sequence.isValidated { followUp.insert(.validated) }
+    let comfortNoise = StaticPayloadTypes.isComfortNoise(header.payloadType)
+    defer { previousWasComfortNoise = comfortNoise }
+    let clock = currentClock
+    guard clock.rateHz > 0 else {
+      if inferenceState != .failed { followUp.insert(.inferClock) }
+      return followUp
+    }
+    // RFC 4733 events repeat their timestamp for the length of a tone: no jitter from them.
+    guard !clock.isEvent else { return followUp }
+    if reportedClock.source == .unknown {
+      // A known clock ends any inference still collecting for another payload type.
+      reportedClock = clock
+      inferenceState = .notNeeded
+    }
+    // Wireshark leaves talkspurt starts (marker) and comfort noise, and the packet after it,
+    // out of the jitter maximum and mean: their transit says little about the network.
+    jitter.update(
+      arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp,
+      secondsPerTick: clock.secondsPerTick,
+      countsTowardsSummary: !header.marker && !comfortNoise && !previousWasComfortNoise)
+    return followUp
+  }
+
+  @inline(__always)
   mutating func recordArrival(
     _ header: RTPHeader, arrivalNanoseconds: Int64, wireBytes frameBytes: Int, truncated: Bool
   ) -> SequenceTracker.Outcome {
@@ -48,10 +93,10 @@ struct RTPStream {
       if gap > maxGapNanoseconds { maxGapNanoseconds = gap }
     }
     lastArrivalNanoseconds = arrivalNanoseconds
-    packets += 1
-    payloadBytes += Int64(header.payloadLength)
-    wireBytes += Int64(frameBytes)
-    if truncated { truncatedPackets += 1 }
+    packets &+= 1
+    payloadBytes &+= Int64(header.payloadLength)
+    wireBytes &+= Int64(frameBytes)
+    if truncated { truncatedPackets &+= 1 }
     if header.payloadType < 64 {
       payloadTypesLow |= 1 << UInt64(header.payloadType)
     } else {
@@ -85,4 +130,6 @@ struct PayloadClock: Equatable {
   var isEvent: Bool
 
   static let unknown = PayloadClock(rateHz: 0, source: .unknown, isEvent: false)
+
+  var secondsPerTick: Double { rateHz > 0 ? 1 / rateHz : 0 }
 }

@@ -74,8 +74,19 @@ public struct SequenceTracker: Sendable {
       duplicates += 1
       return .duplicate
     }
+    if forward == 1 {
+      // The common case, kept short: the slot the new number takes is the one leaving the
+      // window, so finalise it and mark it in one place.
+      sequentialRun &+= 1
+      let next = maxExtended &+ 1
+      if next - Self.windowBits >= baseExtended { finalise(slot: next) }
+      mark(next)
+      maxExtended = next
+      countedPackets &+= 1
+      return .inOrder
+    }
     if forward < Self.maxDropout {
-      sequentialRun = forward == 1 ? sequentialRun + 1 : 0
+      sequentialRun = 0
       advance(to: maxExtended + Int64(forward))
       mark(maxExtended)
       countedPackets += 1
