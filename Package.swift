@@ -38,7 +38,11 @@ let package = Package(
     .testTarget(name: "NetQualityCoreTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
     .testTarget(
       name: "NetQualityCaptureTests",
-      dependencies: ["NetQualityCapture", "NetQualityCore", "NetQualitySynth", "NetQualityExport"]
+      dependencies: ["NetQualityCapture", "NetQualityCore", "NetQualitySynth"]
     ),
+    .testTarget(
+      name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore"]),
+    // Runs the built `netquality` binary as a user would.
+    .testTarget(name: "NetQualityCLITests", dependencies: ["netquality"]),
   ]
 )

@@ -4,7 +4,9 @@ import NetQualityCore
 /// The JSON form of an analysis: `{"capture": {...}, "streams": [...]}`, keys in snake case,
 /// times in Unix seconds, durations in milliseconds where the key says `_ms`.
 public enum AnalysisJSON {
-  public static func render(_ report: AnalysisReport, file: String? = nil, readError: String? = nil) throws -> String {
+  public static func render(_ report: AnalysisReport, file: String? = nil, readError: String? = nil)
+    throws -> String
+  {
     let document = Document(
       file: file, readError: readError, capture: report.capture,
       streams: report.streams.map(StreamJSON.init))
@@ -20,7 +22,9 @@ public enum AnalysisJSON {
     var streams: [StreamJSON]
 
     enum CodingKeys: String, CodingKey {
-      case file, capture, streams
+      case file
+      case capture
+      case streams
       case readError = "read_error"
     }
 
@@ -44,19 +48,40 @@ public enum AnalysisJSON {
     init(_ stream: StreamReport) { self.stream = stream }
 
     enum Keys: String, CodingKey {
-      case src, srcPort = "src_port", dst, dstPort = "dst_port", ssrc
-      case payloadTypes = "payload_types", encoding, direction
+      case src
+      case srcPort = "src_port"
+      case dst
+      case dstPort = "dst_port"
+      case ssrc
+      case payloadTypes = "payload_types"
+      case encoding
+      case direction
       case confirmedBy = "confirmed_by"
-      case packets, payloadBytes = "payload_bytes", wireBytes = "wire_bytes"
+      case packets
+      case payloadBytes = "payload_bytes"
+      case wireBytes = "wire_bytes"
       case truncatedPackets = "truncated_packets"
-      case expected, lost, lossRatio = "loss_ratio", duplicates, reordered
-      case sequenceResets = "sequence_resets", longestLossBurst = "longest_loss_burst"
-      case firstTime = "first_time", lastTime = "last_time", durationSeconds = "duration_s"
+      case expected
+      case lost
+      case lossRatio = "loss_ratio"
+      case duplicates
+      case reordered
+      case sequenceResets = "sequence_resets"
+      case longestLossBurst = "longest_loss_burst"
+      case firstTime = "first_time"
+      case lastTime = "last_time"
+      case durationSeconds = "duration_s"
       case bitrate = "payload_bitrate_bps"
-      case clockRate = "clock_rate", clockRateSource = "clock_rate_source"
-      case maxJitter = "max_jitter_ms", meanJitter = "mean_jitter_ms", lastJitter = "last_jitter_ms"
+      case clockRate = "clock_rate"
+      case clockRateSource = "clock_rate_source"
+      case maxJitter = "max_jitter_ms"
+      case meanJitter = "mean_jitter_ms"
+      case lastJitter = "last_jitter_ms"
       case maxDelta = "max_delta_ms"
-      case rtt = "rtt_ms", rttMin = "rtt_min_ms", rttMax = "rtt_max_ms", rttSamples = "rtt_samples"
+      case rtt = "rtt_ms"
+      case rttMin = "rtt_min_ms"
+      case rttMax = "rtt_max_ms"
+      case rttSamples = "rtt_samples"
       case rtcp
     }
 
@@ -105,12 +130,21 @@ public enum AnalysisJSON {
     let stream: StreamReport
 
     enum Keys: String, CodingKey {
-      case senderReports = "sender_reports", reportBlocks = "report_blocks"
-      case fractionLost = "fraction_lost", maxFractionLost = "max_fraction_lost"
-      case cumulativeLost = "cumulative_lost", jitter = "reported_jitter_ms"
-      case cname, byeTime = "bye_time", app = "app_packets"
-      case nack = "nack_messages", nackPackets = "nack_packets", pli, fir
-      case remb = "remb_bps", voip = "xr_voip_metrics"
+      case senderReports = "sender_reports"
+      case reportBlocks = "report_blocks"
+      case fractionLost = "fraction_lost"
+      case maxFractionLost = "max_fraction_lost"
+      case cumulativeLost = "cumulative_lost"
+      case jitter = "reported_jitter_ms"
+      case cname
+      case byeTime = "bye_time"
+      case app = "app_packets"
+      case nack = "nack_messages"
+      case nackPackets = "nack_packets"
+      case pli
+      case fir
+      case remb = "remb_bps"
+      case voip = "xr_voip_metrics"
     }
 
     func encode(to encoder: Encoder) throws {
@@ -139,9 +173,13 @@ public enum AnalysisJSON {
     let metrics: RTCPVoIPMetrics
 
     enum Keys: String, CodingKey {
-      case lossRate = "loss_ratio", discardRate = "discard_ratio"
-      case roundTrip = "round_trip_delay_ms", endSystemDelay = "end_system_delay_ms"
-      case rFactor = "r_factor", mosLQ = "mos_lq", mosCQ = "mos_cq"
+      case lossRate = "loss_ratio"
+      case discardRate = "discard_ratio"
+      case roundTrip = "round_trip_delay_ms"
+      case endSystemDelay = "end_system_delay_ms"
+      case rFactor = "r_factor"
+      case mosLQ = "mos_lq"
+      case mosCQ = "mos_cq"
       case jitterBufferNominal = "jitter_buffer_nominal_ms"
       case jitterBufferMaximum = "jitter_buffer_max_ms"
     }

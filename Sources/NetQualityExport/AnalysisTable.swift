@@ -2,7 +2,9 @@ import NetQualityCore
 
 /// The table an engineer reads: one row per stream, then the capture counters.
 public enum AnalysisTable {
-  public static func render(_ report: AnalysisReport, file: String? = nil, readError: String? = nil) -> String {
+  public static func render(_ report: AnalysisReport, file: String? = nil, readError: String? = nil)
+    -> String
+  {
     var columns: [[String]] = [
       [
         "SOURCE", "DESTINATION", "SSRC", "PAYLOAD", "PKTS", "LOST", "DUP", "LATE", "JITTER ms",
@@ -12,18 +14,23 @@ public enum AnalysisTable {
     var notes: Set<String> = []
     for stream in report.streams {
       let direction = stream.direction.map { " \($0.rawValue)" } ?? ""
-      let lossPercent = stream.expected > 0 ? DecimalText.fixed(stream.lossFraction * 100, places: 1) + "%" : "-"
+      let lossPercent =
+        stream.expected > 0 ? DecimalText.fixed(stream.lossFraction * 100, places: 1) + "%" : "-"
       var jitter = "-"
       if let mean = stream.meanJitterSeconds, let maximum = stream.maxJitterSeconds {
-        jitter = DecimalText.fixed(mean * 1000, places: 2) + "/" + DecimalText.fixed(maximum * 1000, places: 2)
+        jitter =
+          DecimalText.fixed(mean * 1000, places: 2) + "/"
+          + DecimalText.fixed(maximum * 1000, places: 2)
         if stream.clockRateSource == .inferred {
           jitter += "*"
-          notes.insert("* jitter uses a clock rate inferred from timestamps (no SDP, dynamic payload type)")
+          notes.insert(
+            "* jitter uses a clock rate inferred from timestamps (no SDP, dynamic payload type)")
         }
       } else {
         notes.insert("- no jitter: the payload type's clock rate is unknown")
       }
-      let roundTrip = stream.feedback.roundTrip.meanSeconds.map { DecimalText.fixed($0 * 1000, places: 1) } ?? "-"
+      let roundTrip =
+        stream.feedback.roundTrip.meanSeconds.map { DecimalText.fixed($0 * 1000, places: 1) } ?? "-"
       columns.append([
         stream.key.source.description + direction,
         stream.key.destination.description,
@@ -80,7 +87,9 @@ public enum AnalysisTable {
           bytes.append(contentsOf: cell.utf8)
         } else {
           bytes.append(contentsOf: cell.utf8)
-          if column < row.count - 1 { bytes.append(contentsOf: repeatElement(space, count: padding)) }
+          if column < row.count - 1 {
+            bytes.append(contentsOf: repeatElement(space, count: padding))
+          }
         }
       }
       return String(decoding: bytes, as: UTF8.self)

@@ -13,6 +13,7 @@ enum DecimalText {
     let integer = units / UInt64(scale)
     guard places > 0 else { return sign + String(integer) }
     let fraction = String(units % UInt64(scale))
-    return sign + String(integer) + "." + String(repeating: "0", count: places - fraction.count) + fraction
+    return sign + String(integer) + "." + String(repeating: "0", count: places - fraction.count)
+      + fraction
   }
 }

@@ -25,7 +25,9 @@ public struct PcapWriter {
     }
   }
 
-  public init(linkType: LinkType = .ethernet, snapLength: UInt32 = 262_144, nanosecondResolution: Bool = false) {
+  public init(
+    linkType: LinkType = .ethernet, snapLength: UInt32 = 262_144, nanosecondResolution: Bool = false
+  ) {
     self.nanosecondResolution = nanosecondResolution
     appendLittleEndian(nanosecondResolution ? Self.magicNanoseconds : Self.magicMicroseconds)
     appendLittleEndian(UInt16(2))

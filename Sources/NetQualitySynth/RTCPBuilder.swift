@@ -41,7 +41,9 @@ public enum RTCPBuilder {
     return packet(type: RTCPCompound.bye, count: 1, body: body)
   }
 
-  public static func genericNACK(sender: UInt32, media: UInt32, packetID: UInt16, bitmask: UInt16) -> [UInt8] {
+  public static func genericNACK(sender: UInt32, media: UInt32, packetID: UInt16, bitmask: UInt16)
+    -> [UInt8]
+  {
     var body: [UInt8] = []
     body.appendBigEndian(sender)
     body.appendBigEndian(media)
@@ -57,7 +59,9 @@ public enum RTCPBuilder {
     return packet(type: RTCPCompound.payloadFeedback, count: 1, body: body)
   }
 
-  public static func voipMetrics(reporter: UInt32, source: UInt32, lossRate: UInt8, mosLQ: UInt8, roundTripMilliseconds: UInt16) -> [UInt8] {
+  public static func voipMetrics(
+    reporter: UInt32, source: UInt32, lossRate: UInt8, mosLQ: UInt8, roundTripMilliseconds: UInt16
+  ) -> [UInt8] {
     var body: [UInt8] = []
     body.appendBigEndian(reporter)
     body.append(7)
@@ -86,7 +90,8 @@ public enum RTCPBuilder {
   static func encode(_ block: RTCPReportBlock) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.appendBigEndian(block.sourceSSRC)
-    bytes.appendBigEndian(UInt32(block.fractionLost) << 24 | UInt32(bitPattern: block.cumulativeLost) & 0xFF_FFFF)
+    bytes.appendBigEndian(
+      UInt32(block.fractionLost) << 24 | UInt32(bitPattern: block.cumulativeLost) & 0xFF_FFFF)
     bytes.appendBigEndian(block.extendedHighestSequence)
     bytes.appendBigEndian(block.jitter)
     bytes.appendBigEndian(block.lastSR)

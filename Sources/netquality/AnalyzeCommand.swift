@@ -26,14 +26,17 @@ struct AnalyzeCommand: ParsableCommand {
 
   @Option(
     name: .customLong("local"),
-    help: ArgumentHelp("A local network (CIDR); streams are then labelled tx or rx.", valueName: "CIDR"))
+    help: ArgumentHelp(
+      "A local network (CIDR); streams are then labelled tx or rx.", valueName: "CIDR"))
   var localNetworks: [String] = []
 
   func run() throws {
     var prefixes: [NetworkPrefix] = []
     for text in localNetworks {
       guard let prefix = NetworkPrefix(text) else {
-        throw fail("--local \(text): not an address or CIDR prefix (e.g. 10.0.0.0/8, 2001:db8::/32)", code: 2)
+        throw fail(
+          "--local \(text): not an address or CIDR prefix (e.g. 10.0.0.0/8, 2001:db8::/32)", code: 2
+        )
       }
       prefixes.append(prefix)
     }

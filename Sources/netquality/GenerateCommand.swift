@@ -6,7 +6,8 @@ import NetQualitySynth
 struct GenerateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "generate",
-    abstract: "Write a synthetic capture of G.711 calls with chosen loss, duplicates and reordering.",
+    abstract:
+      "Write a synthetic capture of G.711 calls with chosen loss, duplicates and reordering.",
     discussion: "Deterministic for a seed. Used for the sample in the README and the benchmark."
   )
 
@@ -35,7 +36,9 @@ struct GenerateCommand: ParsableCommand {
   var seed: UInt64 = 1
 
   func run() throws {
-    guard streams > 0, packets > 0 else { throw fail("--streams and --packets must be positive", code: 2) }
+    guard streams > 0, packets > 0 else {
+      throw fail("--streams and --packets must be positive", code: 2)
+    }
     for (name, value) in [("loss", loss), ("duplicate", duplicate), ("reorder", reorder)]
     where !(0...100).contains(value) {
       throw fail("--\(name) \(value): a percentage must be between 0 and 100", code: 2)

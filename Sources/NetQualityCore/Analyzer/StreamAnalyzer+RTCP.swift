@@ -7,7 +7,9 @@ struct RTCPContext {
 
 /// The analyser visits RTCP itself, attaching each part to the streams it describes.
 extension StreamAnalyzer: RTCPVisitor {
-  mutating func ingestRTCP(_ payload: UnsafeRawBufferPointer, datagram: UDPDatagram, at time: CaptureTime) {
+  mutating func ingestRTCP(
+    _ payload: UnsafeRawBufferPointer, datagram: UDPDatagram, at time: CaptureTime
+  ) {
     switch RTCPCompound.framing(payload) {
     case .compound:
       break
@@ -36,7 +38,9 @@ extension StreamAnalyzer: RTCPVisitor {
   /// sender; the sources its report blocks describe are sent by the RTCP receiver.
   /// Streams between exactly these addresses win; failing that (NAT, a relay), any stream
   /// with the SSRC from the sender.
-  func streamIndices(ssrc: UInt32, sentFrom sender: IPAddress, to receiver: IPAddress) -> StreamMatches {
+  func streamIndices(ssrc: UInt32, sentFrom sender: IPAddress, to receiver: IPAddress)
+    -> StreamMatches
+  {
     var exact = StreamMatches()
     var loose = StreamMatches()
     guard let candidates = streamsBySSRC[ssrc] else { return exact }

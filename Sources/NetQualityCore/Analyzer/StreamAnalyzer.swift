@@ -48,11 +48,14 @@ public struct StreamAnalyzer {
   ) {
     counters.frames &+= 1
     var datagram = UDPDatagram()
-    switch FrameDecoder(linkType: linkType).decode(frame, originalLength: originalLength, into: &datagram) {
+    switch FrameDecoder(linkType: linkType).decode(
+      frame, originalLength: originalLength, into: &datagram)
+    {
     case .udp:
       counters.udpDatagrams &+= 1
       if datagram.isTruncated { counters.truncated += 1 }
-      let payload = frame.window(from: datagram.payloadOffset, count: datagram.capturedPayloadLength)
+      let payload = frame.window(
+        from: datagram.payloadOffset, count: datagram.capturedPayloadLength)
       ingestUDP(payload, wireLength: datagram.payloadLength, datagram: datagram, at: time)
     case .otherTransport:
       counters.otherTransport += 1
@@ -206,19 +209,23 @@ public struct StreamAnalyzer {
       guard streams[index].inferencePayloadType == header.payloadType else { return }
       streams[index].jitter.update(
         arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp,
-        secondsPerTick: streams[index].reportedClock.secondsPerTick, countsTowardsSummary: !header.marker)
+        secondsPerTick: streams[index].reportedClock.secondsPerTick,
+        countsTowardsSummary: !header.marker)
       return
     case .failed:
       return
     }
-    details[index].inference.add(arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp)
+    details[index].inference.add(
+      arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp)
     details[index].inferencePackets += 1
     let collected = details[index].inferencePackets
     guard collected >= ClockRateInference.bufferCapacity,
       collected % ClockRateInference.bufferCapacity == 0
     else { return }
     guard let rate = details[index].inference.estimateHz() else {
-      if collected >= StreamDetails.inferenceGiveUpPackets { streams[index].inferenceState = .failed }
+      if collected >= StreamDetails.inferenceGiveUpPackets {
+        streams[index].inferenceState = .failed
+      }
       return
     }
     streams[index].inferenceState = .done
@@ -231,7 +238,8 @@ public struct StreamAnalyzer {
     }
     if collected > ClockRateInference.bufferCapacity {
       streams[index].jitter.update(
-        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp, secondsPerTick: 1 / rate,
+        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp,
+        secondsPerTick: 1 / rate,
         countsTowardsSummary: !header.marker)
     }
   }

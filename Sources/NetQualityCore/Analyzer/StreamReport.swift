@@ -74,4 +74,9 @@ public enum StreamDirection: String, Sendable, Codable {
 public struct AnalysisReport: Sendable {
   public var capture: CaptureCounters
   public var streams: [StreamReport]
+
+  public init(capture: CaptureCounters, streams: [StreamReport]) {
+    self.capture = capture
+    self.streams = streams
+  }
 }

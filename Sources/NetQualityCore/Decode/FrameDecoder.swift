@@ -41,7 +41,8 @@ public struct FrameDecoder: Sendable {
       return truncatedCapture ? .truncated : .malformed(.linkHeader)
     }
     // Lengths in headers are checked against what was on the wire, not what was captured.
-    let wire = WireLimits(originalLength: max(originalLength, frame.count), truncated: truncatedCapture)
+    let wire = WireLimits(
+      originalLength: max(originalLength, frame.count), truncated: truncatedCapture)
     switch etherType {
     case Self.etherTypeIPv4:
       return ipv4(frame, at: networkOffset, wire: wire, into: &datagram)
@@ -116,9 +117,12 @@ public struct FrameDecoder: Sendable {
 
   @inline(__always)
   private func ipv4(
-    _ frame: UnsafeRawBufferPointer, at offset: Int, wire: WireLimits, into datagram: inout UDPDatagram
+    _ frame: UnsafeRawBufferPointer, at offset: Int, wire: WireLimits,
+    into datagram: inout UDPDatagram
   ) -> FrameDecodeStatus {
-    guard frame.count >= offset + 20 else { return wire.truncated ? .truncated : .malformed(.ipHeader) }
+    guard frame.count >= offset + 20 else {
+      return wire.truncated ? .truncated : .malformed(.ipHeader)
+    }
     let versionAndLength = frame.byte(at: offset)
     let headerLength = Int(versionAndLength & 0x0F) * 4
     guard versionAndLength >> 4 == 4, headerLength >= 20 else { return .malformed(.ipHeader) }
@@ -139,9 +143,12 @@ public struct FrameDecoder: Sendable {
 
   @inline(__always)
   private func ipv6(
-    _ frame: UnsafeRawBufferPointer, at offset: Int, wire: WireLimits, into datagram: inout UDPDatagram
+    _ frame: UnsafeRawBufferPointer, at offset: Int, wire: WireLimits,
+    into datagram: inout UDPDatagram
   ) -> FrameDecodeStatus {
-    guard frame.count >= offset + 40 else { return wire.truncated ? .truncated : .malformed(.ipHeader) }
+    guard frame.count >= offset + 40 else {
+      return wire.truncated ? .truncated : .malformed(.ipHeader)
+    }
     guard frame.byte(at: offset) >> 4 == 6 else { return .malformed(.ipHeader) }
     let payloadLength = Int(frame.uint16BigEndian(at: offset + 4))
     guard offset + 40 + payloadLength <= wire.originalLength else { return .malformed(.ipLength) }
@@ -182,7 +189,9 @@ public struct FrameDecoder: Sendable {
     into datagram: inout UDPDatagram
   ) -> FrameDecodeStatus {
     guard ipPayloadLength >= 8 else { return .malformed(.udpLength) }
-    guard frame.count >= offset + 8 else { return wire.truncated ? .truncated : .malformed(.ipLength) }
+    guard frame.count >= offset + 8 else {
+      return wire.truncated ? .truncated : .malformed(.ipLength)
+    }
     let udpLength = Int(frame.uint16BigEndian(at: offset + 4))
     // RFC 768: the length covers header and data, so it is at least 8 and fits the IP payload.
     guard udpLength >= 8, udpLength <= ipPayloadLength else { return .malformed(.udpLength) }

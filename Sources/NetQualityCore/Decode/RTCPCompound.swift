@@ -54,7 +54,8 @@ public enum RTCPCompound {
     else { return .invalid }
     // Without tiling, only a standard first type is believable: other protocols (DNS ids
     // such as 0xB2D0) can look like a version-2 header with a type in 192...223.
-    let notTiled: Framing = (senderReport...extendedReport).contains(bytes.byte(at: 1)) ? .firstHeaderOnly : .invalid
+    let notTiled: Framing =
+      (senderReport...extendedReport).contains(bytes.byte(at: 1)) ? .firstHeaderOnly : .invalid
     var offset = 0
     while bytes.count - offset >= 4 {
       guard bytes.byte(at: offset) >> 6 == 2 else { return notTiled }

@@ -12,7 +12,9 @@ public enum STUNIndication {
 
   /// Offset and length of the DATA attribute's value in a Send or Data indication, nil for any
   /// other STUN message or a malformed one.
-  public static func applicationData(in message: UnsafeRawBufferPointer) -> (offset: Int, length: Int)? {
+  public static func applicationData(in message: UnsafeRawBufferPointer) -> (
+    offset: Int, length: Int
+  )? {
     guard message.count >= headerLength, message.uint32BigEndian(at: 4) == magicCookie else {
       return nil
     }

@@ -42,7 +42,8 @@ public struct SessionDescription: Sendable, Equatable {
     guard let start = bodyStart, start + 3 <= payload.count,
       payload.byte(at: start) == UInt8(ascii: "v"), payload.byte(at: start + 1) == UInt8(ascii: "=")
     else { return nil }
-    let body = String(decoding: payload.window(from: start, count: payload.count - start), as: UTF8.self)
+    let body = String(
+      decoding: payload.window(from: start, count: payload.count - start), as: UTF8.self)
     return parse(body)
   }
 
@@ -50,7 +51,8 @@ public struct SessionDescription: Sendable, Equatable {
   static func looksLikeSIP(_ payload: UnsafeRawBufferPointer) -> Bool {
     let first = payload.byte(at: 0)
     guard first >= UInt8(ascii: "A") && first <= UInt8(ascii: "Z") else { return false }
-    let prefix = String(decoding: payload.window(from: 0, count: min(payload.count, 64)), as: UTF8.self)
+    let prefix = String(
+      decoding: payload.window(from: 0, count: min(payload.count, 64)), as: UTF8.self)
     return prefix.hasPrefix("SIP/2.0 ") || prefix.contains(" sip:") || prefix.contains(" sips:")
   }
 

@@ -57,7 +57,8 @@ struct RTPStream {
     _ header: RTPHeader, arrivalNanoseconds: Int64, wireBytes frameBytes: Int, truncated: Bool
   ) -> FollowUp {
     var followUp: FollowUp = []
-    recordArrival(header, arrivalNanoseconds: arrivalNanoseconds, wireBytes: frameBytes, truncated: truncated)
+    recordArrival(
+      header, arrivalNanoseconds: arrivalNanoseconds, wireBytes: frameBytes, truncated: truncated)
     if confirmation == nil && sequence.isValidated { followUp.insert(.validated) }
     let comfortNoise = StaticPayloadTypes.isComfortNoise(header.payloadType)
     defer { previousWasComfortNoise = comfortNoise }
@@ -107,7 +108,9 @@ struct RTPStream {
 
   var payloadTypes: [Int] {
     (0..<128).filter { type in
-      type < 64 ? payloadTypesLow & (1 << UInt64(type)) != 0 : payloadTypesHigh & (1 << UInt64(type - 64)) != 0
+      type < 64
+        ? payloadTypesLow & (1 << UInt64(type)) != 0
+        : payloadTypesHigh & (1 << UInt64(type - 64)) != 0
     }
   }
 }

@@ -1,0 +1,35 @@
+# The two commands of the README: `make run` and `make test`.
+.PHONY: run test lint fuzz bench build clean
+
+SAMPLE := .build/sample.pcap
+
+# Installs what is missing, builds, generates a sample capture with impairments and analyses it.
+run:
+	@scripts/bootstrap.sh
+	swift build -c release --product netquality
+	.build/release/netquality generate -o $(SAMPLE) --streams 6 --packets 9000 \
+		--loss 2 --duplicate 0.5 --reorder 1 --jitter 8 --seed 7
+	.build/release/netquality analyze $(SAMPLE) --local 10.10.0.0/16
+
+# Everything CI runs: unit and end-to-end tests, formatting, a bounded fuzzing run.
+test:
+	@scripts/bootstrap.sh
+	swift build --build-tests
+	swift test
+	$(MAKE) lint
+	scripts/fuzz.sh $${FUZZ_SECONDS:-60}
+
+lint:
+	swift format lint --strict -r Sources Tests Fuzz/Sources Package.swift
+
+fuzz:
+	scripts/fuzz.sh $${FUZZ_SECONDS:-300}
+
+bench:
+	scripts/bench.sh
+
+build:
+	swift build
+
+clean:
+	rm -rf .build .build-fuzz bench-out

@@ -1,0 +1,128 @@
+import Foundation
+import XCTest
+
+/// The `netquality` binary as a user meets it: exit codes, one-line errors, output formats.
+final class CommandLineTests: XCTestCase {
+  private var directory: URL!
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "nq-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// The products folder holds both the test runner and the binary (NETQUALITY_BINARY
+  /// overrides).
+  private var binary: URL {
+    if let override = ProcessInfo.processInfo.environment["NETQUALITY_BINARY"] {
+      return URL(fileURLWithPath: override)
+    }
+    let runner = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
+      .resolvingSymlinksInPath()
+    return runner.deletingLastPathComponent().appendingPathComponent("netquality")
+  }
+
+  private struct Run {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+  }
+
+  private func run(_ arguments: [String]) throws -> Run {
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(
+      status: process.terminationStatus,
+      standardOutput: String(decoding: outputData, as: UTF8.self),
+      standardError: String(decoding: errorData, as: UTF8.self))
+  }
+
+  func testMissingFileIsOneLineAndNonZero() throws {
+    let result = try run(["analyze", directory.appendingPathComponent("absent.pcap").path])
+    XCTAssertEqual(result.status, 1)
+    XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
+    XCTAssertTrue(
+      result.standardError.hasPrefix("netquality: error: cannot read "), result.standardError)
+    XCTAssertEqual(result.standardOutput, "")
+  }
+
+  func testTextFileIsOneLineAndNonZero() throws {
+    let path = directory.appendingPathComponent("readme.txt")
+    try Data("hello\n".utf8).write(to: path)
+    let result = try run(["analyze", path.path])
+    XCTAssertEqual(result.status, 1)
+    XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
+  }
+
+  func testBadLocalPrefixIsAUsageError() throws {
+    let result = try run(["analyze", "x.pcap", "--local", "10.0.0.0/99"])
+    XCTAssertEqual(result.status, 2)
+    XCTAssertTrue(result.standardError.contains("--local 10.0.0.0/99"), result.standardError)
+  }
+
+  func testGeneratedCaptureAnalysesAsGenerated() throws {
+    let path = directory.appendingPathComponent("sample.pcap").path
+    let generate = try run([
+      "generate", "-o", path, "--streams", "4", "--packets", "4000", "--loss", "5", "--seed", "7",
+    ])
+    XCTAssertEqual(generate.status, 0, generate.standardError)
+    let result = try run(["analyze", path, "--format", "json", "--local", "10.10.0.0/16"])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    let document = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let capture = try XCTUnwrap(document["capture"] as? [String: Any])
+    for key in [
+      "packets", "udp_packets", "non_rtp_udp", "rtcp_packets", "decode_errors", "truncated",
+    ] {
+      XCTAssertNotNil(capture[key], key)
+    }
+    let streams = try XCTUnwrap(document["streams"] as? [[String: Any]])
+    XCTAssertEqual(streams.count, 4)
+    let required = [
+      "src", "src_port", "dst", "dst_port", "ssrc", "payload_types", "packets", "lost",
+      "duplicates",
+      "reordered", "first_time", "last_time", "max_jitter_ms", "mean_jitter_ms", "max_delta_ms",
+      "clock_rate", "clock_rate_source", "rtt_ms",
+    ]
+    for stream in streams {
+      for key in required { XCTAssertTrue(stream.keys.contains(key), "missing \(key)") }
+      XCTAssertTrue((stream["ssrc"] as? String)?.hasPrefix("0x5EED") ?? false)
+      XCTAssertEqual(stream["clock_rate"] as? Int, 8000)
+      XCTAssertEqual(stream["clock_rate_source"] as? String, "static")
+      XCTAssertTrue(stream["rtt_ms"] is NSNull)
+      XCTAssertNotNil(["tx", "rx"].firstIndex(of: stream["direction"] as? String ?? ""))
+    }
+    // 5 % loss drawn at random: the total lost over 4000 expected packets is near 200.
+    let lost = streams.compactMap { $0["lost"] as? Int }.reduce(0, +)
+    let packets = streams.compactMap { $0["packets"] as? Int }.reduce(0, +)
+    // 4000 sent; a loss after a stream's last received packet is invisible to sequence numbers.
+    XCTAssertTrue((3990...4000).contains(lost + packets), "lost \(lost) + received \(packets)")
+    XCTAssertTrue((150...250).contains(lost), "lost \(lost)")
+  }
+
+  func testTableIsTheDefault() throws {
+    let path = directory.appendingPathComponent("t.pcap").path
+    XCTAssertEqual(
+      try run(["generate", "-o", path, "--streams", "2", "--packets", "100"]).status, 0)
+    let result = try run(["analyze", path])
+    XCTAssertEqual(result.status, 0)
+    let lines = result.standardOutput.split(separator: "\n")
+    XCTAssertTrue(lines[0].hasSuffix("2 RTP stream(s)"))
+    XCTAssertTrue(lines[1].hasPrefix("SOURCE"))
+    XCTAssertTrue(lines[2].contains("0x5EED0000"))
+    XCTAssertTrue(lines.last?.hasPrefix("capture: 100 packets") ?? false)
+  }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import NetQualityCapture
+import NetQualityCore
+import NetQualitySynth
+import XCTest
+
+final class PcapFileReaderTests: XCTestCase {
+  private var directory: URL!
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "nq-reader-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  private func write(_ bytes: [UInt8], _ name: String) throws -> String {
+    let url = directory.appendingPathComponent(name)
+    try Data(bytes).write(to: url)
+    return url.path
+  }
+
+  private func rtpFrames(_ count: Int, ssrc: UInt32 = 0xF00D) -> [[UInt8]] {
+    (0..<count).map { index in
+      PacketBuilder.frame(
+        source: Endpoint(address: IPAddress(ipv4: 10, 0, 0, 1), port: 4000),
+        destination: Endpoint(address: IPAddress(ipv4: 10, 0, 0, 2), port: 5000),
+        payload: PacketBuilder.rtp(
+          payloadType: 0, sequenceNumber: UInt16(index), timestamp: UInt32(index * 160), ssrc: ssrc)
+      )
+    }
+  }
+
+  private func capture(_ frames: [[UInt8]], nanoseconds: Bool = false) -> PcapWriter {
+    var writer = PcapWriter(nanosecondResolution: nanoseconds)
+    for (index, frame) in frames.enumerated() {
+      writer.append(
+        frame, at: CaptureTime(seconds: 1_700_000_000, nanoseconds: Int64(index) * 20_000_000))
+    }
+    return writer
+  }
+
+  private func analyse(_ path: String) throws -> (PcapFileReader.Completion, AnalysisReport) {
+    let reader = try PcapFileReader(path: path)
+    var analyzer = StreamAnalyzer()
+    let completion = reader.feed(&analyzer)
+    return (completion, analyzer.report())
+  }
+
+  func testMissingFileIsAOneLineError() {
+    XCTAssertThrowsError(
+      try PcapFileReader(path: directory.appendingPathComponent("nope.pcap").path)
+    ) { error in
+      let text = String(describing: error)
+      XCTAssertTrue(text.hasPrefix("cannot read "), text)
+      XCTAssertTrue(text.contains("No such file"), text)
+      XCTAssertFalse(text.contains("\n"))
+    }
+  }
+
+  func testEmptyAndTextFilesAreOneLineErrors() throws {
+    for (name, bytes) in [
+      ("empty.pcap", [UInt8]()), ("notes.txt", Array("just some text, not a capture\n".utf8)),
+    ] {
+      let path = try write(bytes, name)
+      XCTAssertThrowsError(try PcapFileReader(path: path), name) { error in
+        guard case CaptureError.cannotOpen(_, let reason) = error else {
+          return XCTFail("\(error)")
+        }
+        XCTAssertFalse(reason.isEmpty)
+        XCTAssertFalse(String(describing: error).contains("\n"))
+      }
+    }
+  }
+
+  func testUnsupportedLinkTypeNamesWhatIsSupported() throws {
+    var header = PcapWriter(linkType: .ethernet).bytes
+    header[20] = 105  // DLT_IEEE802_11
+    let path = try write(header, "wifi.pcap")
+    XCTAssertThrowsError(try PcapFileReader(path: path)) { error in
+      XCTAssertEqual(
+        error as? CaptureError,
+        .unsupportedLinkType(path: path, dataLinkType: 105, name: "IEEE802_11"))
+      XCTAssertTrue(String(describing: error).contains("supported are Ethernet"))
+    }
+  }
+
+  func testTruncatedFileKeepsThePacketsBeforeTheCut() throws {
+    let whole = capture(rtpFrames(50)).bytes
+    let path = try write(Array(whole[0..<(whole.count - 100)]), "cut.pcap")
+    let (completion, report) = try analyse(path)
+    guard case .stoppedEarly(let reason) = completion else {
+      return XCTFail("expected an early stop")
+    }
+    XCTAssertTrue(reason.contains("truncated"), reason)
+    XCTAssertEqual(report.capture.frames, 49)
+    XCTAssertEqual(report.streams.first?.packets, 49)
+  }
+
+  func testRecordWithALyingLengthStopsCleanly() throws {
+    var writer = capture(rtpFrames(10))
+    // A record header claiming 3 GB of captured data.
+    writer.appendLittleEndian(UInt32(1_700_000_001))
+    writer.appendLittleEndian(UInt32(0))
+    writer.appendLittleEndian(UInt32(3_000_000_000))
+    writer.appendLittleEndian(UInt32(3_000_000_000))
+    writer.appendRaw(Array(repeating: 0, count: 64))
+    let (completion, report) = try analyse(try write(writer.bytes, "liar.pcap"))
+    guard case .stoppedEarly = completion else { return XCTFail("expected an early stop") }
+    XCTAssertEqual(report.capture.frames, 10)
+  }
+
+  func testNanosecondTimestampsAreKept() throws {
+    var writer = PcapWriter(nanosecondResolution: true)
+    for (index, frame) in rtpFrames(3).enumerated() {
+      writer.append(
+        frame,
+        at: CaptureTime(
+          seconds: 1_700_000_000, nanoseconds: 123_456_789 + Int64(index) * 20_000_000))
+    }
+    let (_, report) = try analyse(try write(writer.bytes, "nano.pcap"))
+    let stream = try XCTUnwrap(report.streams.first)
+    XCTAssertEqual(stream.firstTime, CaptureTime(seconds: 1_700_000_000, nanoseconds: 123_456_789))
+    XCTAssertEqual(stream.lastTime, CaptureTime(seconds: 1_700_000_000, nanoseconds: 163_456_789))
+  }
+
+  func testMicrosecondTimestampsAreScaled() throws {
+    var writer = PcapWriter()
+    writer.append(
+      rtpFrames(1)[0], at: CaptureTime(seconds: 1_700_000_000, nanoseconds: 250_000_000))
+    let reader = try PcapFileReader(path: try write(writer.bytes, "micro.pcap"))
+    var times: [CaptureTime] = []
+    _ = reader.forEachFrame { _, _, time in times.append(time) }
+    XCTAssertEqual(times, [CaptureTime(seconds: 1_700_000_000, nanoseconds: 250_000_000)])
+  }
+
+  func testPcapNGWithAnUnknownBlockIsRead() throws {
+    var builder = PcapNGBuilder()
+    let frames = rtpFrames(20)
+    for (index, frame) in frames.enumerated() {
+      if index == 10 {
+        builder.appendBlock(type: 0x0BAD_0001, body: Array(repeating: 0xEE, count: 16))
+      }
+      builder.appendPacket(frame, microseconds: 1_700_000_000_000_000 + UInt64(index) * 20_000)
+    }
+    let (completion, report) = try analyse(try write(builder.bytes, "unknown-block.pcapng"))
+    XCTAssertEqual(completion, .endOfFile)
+    XCTAssertEqual(report.capture.frames, 20)
+    XCTAssertEqual(report.streams.first?.packets, 20)
+    XCTAssertEqual(report.streams.first?.lost, 0)
+  }
+
+  func testForEachFrameDeliversCapturedAndOriginalLengths() throws {
+    var writer = PcapWriter()
+    let frame = rtpFrames(1)[0]
+    writer.append(frame, at: CaptureTime(seconds: 1, nanoseconds: 0), capturedLength: 54)
+    let reader = try PcapFileReader(path: try write(writer.bytes, "snap.pcap"))
+    var lengths: [(Int, Int)] = []
+    XCTAssertEqual(
+      reader.forEachFrame { bytes, original, _ in lengths.append((bytes.count, original)) },
+      .endOfFile)
+    XCTAssertEqual(lengths.map(\.0), [54])
+    XCTAssertEqual(lengths.map(\.1), [frame.count])
+  }
+}

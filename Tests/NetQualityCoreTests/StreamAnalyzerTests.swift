@@ -1,0 +1,305 @@
+import NetQualitySynth
+import XCTest
+
+@testable import NetQualityCore
+
+final class StreamAnalyzerTests: XCTestCase {
+  func testCleanG711StreamStatistics() throws {
+    var analyzer = StreamAnalyzer()
+    analyzer.feedAudio(count: 250)
+    let report = analyzer.report()
+    XCTAssertEqual(report.streams.count, 1)
+    let stream = try XCTUnwrap(report.streams.first)
+    XCTAssertEqual(stream.key.source, Net.alice)
+    XCTAssertEqual(stream.key.destination, Net.bob)
+    XCTAssertEqual(stream.packets, 250)
+    XCTAssertEqual(stream.expected, 250)
+    XCTAssertEqual(stream.lost, 0)
+    XCTAssertEqual(stream.payloadBytes, 250 * 160)
+    XCTAssertEqual(stream.payloadTypes, [0])
+    XCTAssertEqual(stream.encodingName, "PCMU")
+    XCTAssertEqual(stream.clockRateHz, 8000)
+    XCTAssertEqual(stream.clockRateSource, .static)
+    XCTAssertEqual(try XCTUnwrap(stream.maxJitterSeconds), 0, accuracy: 1e-9)
+    XCTAssertEqual(stream.maxDeltaSeconds, 0.020, accuracy: 1e-9)
+    XCTAssertEqual(try XCTUnwrap(stream.payloadBitsPerSecond), 64_000 * 250 / 249, accuracy: 1)
+    XCTAssertEqual(stream.confirmation, .sequence)
+    XCTAssertEqual(report.capture.rtpPackets, 250)
+    XCTAssertEqual(report.capture.nonRTPUDP, 0)
+  }
+
+  func testLossDuplicatesAndReorderingAreCountedApart() throws {
+    var analyzer = StreamAnalyzer()
+    var sequence = Array(0..<200).filter { ![20, 21, 22, 90].contains($0) }
+    sequence.insert(50, at: 60)  // duplicate of 50
+    sequence.swapAt(100, 101)  // one late packet
+    for (index, number) in sequence.enumerated() {
+      let rtp = PacketBuilder.rtp(
+        payloadType: 8, sequenceNumber: UInt16(number), timestamp: UInt32(number * 160), ssrc: 7)
+      analyzer.feed(
+        PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: rtp),
+        at: Net.time(Double(index) * 20))
+    }
+    let stream = try XCTUnwrap(analyzer.stream(7))
+    XCTAssertEqual(stream.packets, 197)
+    XCTAssertEqual(stream.lost, 4)
+    XCTAssertEqual(stream.duplicates, 1)
+    XCTAssertEqual(stream.reordered, 1)
+    XCTAssertEqual(stream.longestLossBurst, 3)
+  }
+
+  func testRandomUDPIsNotAStream() {
+    var analyzer = StreamAnalyzer()
+    var random = SplitMix64(seed: 42)
+    for index in 0..<500 {
+      var payload = (0..<60).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+      payload[0] = 0x80 | payload[0] & 0x3F  // looks like RTP version 2
+      payload[1] &= 0x7F  // and not RTCP
+      analyzer.feed(
+        PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: payload),
+        at: Net.time(Double(index)))
+    }
+    let report = analyzer.report()
+    XCTAssertEqual(report.streams.count, 0)
+    XCTAssertEqual(report.capture.nonRTPUDP, 500)
+    XCTAssertEqual(report.capture.rtpPackets, 0)
+  }
+
+  func testRTPVersionOneAndZeroLengthUDPAreOtherUDP() {
+    var analyzer = StreamAnalyzer()
+    for index in 0..<10 {
+      let v1 = PacketBuilder.rtp(
+        payloadType: 0, sequenceNumber: UInt16(index), timestamp: 0, ssrc: 1, version: 1)
+      analyzer.feed(
+        PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: v1),
+        at: Net.time(Double(index)))
+      analyzer.feed(
+        PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: []),
+        at: Net.time(Double(index)))
+    }
+    let report = analyzer.report()
+    XCTAssertEqual(report.streams.count, 0)
+    XCTAssertEqual(report.capture.udpDatagrams, 20)
+    XCTAssertEqual(report.capture.nonRTPUDP, 20)
+    XCTAssertEqual(report.capture.decodeErrorTotal, 0)
+  }
+
+  func testMalformedRTPOnAKnownStreamIsADecodeError() {
+    var analyzer = StreamAnalyzer()
+    analyzer.feedAudio(count: 10)
+    var bad = PacketBuilder.rtp(
+      payloadType: 0, sequenceNumber: 1010, timestamp: 1600, ssrc: 0x1111, payloadLength: 4,
+      extensionWords: 1)
+    bad[15] = 99  // extension length runs past the datagram
+    analyzer.feed(
+      PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: bad), at: Net.time(300))
+    XCTAssertEqual(analyzer.report().capture.decodeErrors, ["rtp_header": 1])
+  }
+
+  func testRoundTripFromSenderAndReceiverReports() throws {
+    var analyzer = StreamAnalyzer()
+    analyzer.feedAudio(from: Net.bob, to: Net.alice, ssrc: 0xB0B, count: 50)
+    // Bob's SR passes the tap at 1000 ms; Alice answers 100 ms later having held it 20 ms.
+    let ntp: UInt64 = 0xE000_0000_8000_0000
+    let sr = RTCPBuilder.senderReport(
+      ssrc: 0xB0B, ntpTimestamp: ntp, rtpTimestamp: 8000, packetCount: 50, octetCount: 8000)
+    analyzer.feed(
+      PacketBuilder.frame(source: Net.bobRTCP, destination: Net.aliceRTCP, payload: sr),
+      at: Net.time(1000))
+    let block = RTCPReportBlock(
+      reporterSSRC: 0xA11CE, sourceSSRC: 0xB0B, fractionLost: 38, cumulativeLost: 7,
+      extendedHighestSequence: 1049, jitter: 80, lastSR: UInt32(truncatingIfNeeded: ntp >> 16),
+      delaySinceLastSR: UInt32(0.020 * 65_536))
+    let rr =
+      RTCPBuilder.receiverReport(ssrc: 0xA11CE, blocks: [block])
+      + RTCPBuilder.sourceDescription(ssrc: 0xA11CE, canonicalName: "alice")
+    analyzer.feed(
+      PacketBuilder.frame(source: Net.aliceRTCP, destination: Net.bobRTCP, payload: rr),
+      at: Net.time(1100))
+    let stream = try XCTUnwrap(analyzer.stream(0xB0B))
+    XCTAssertEqual(stream.feedback.senderReports, 1)
+    XCTAssertEqual(stream.feedback.reportBlocks, 1)
+    XCTAssertEqual(try XCTUnwrap(stream.feedback.lastFractionLost), 38.0 / 256, accuracy: 1e-12)
+    XCTAssertEqual(stream.feedback.lastCumulativeLost, 7)
+    XCTAssertEqual(try XCTUnwrap(stream.reportedJitterSeconds), 0.010, accuracy: 1e-12)
+    // 100 ms between SR and RR at the tap, minus 20 ms held (to 1/65536 s).
+    XCTAssertEqual(try XCTUnwrap(stream.feedback.roundTrip.meanSeconds), 0.080, accuracy: 0.000_02)
+    XCTAssertEqual(analyzer.report().capture.rtcpPackets, 2)
+  }
+
+  func testByeAndCanonicalNameAttachToTheSendersStream() throws {
+    var analyzer = StreamAnalyzer()
+    analyzer.feedAudio(count: 20)
+    let bye =
+      RTCPBuilder.receiverReport(ssrc: 0x1111, blocks: [])
+      + RTCPBuilder.sourceDescription(ssrc: 0x1111, canonicalName: "alice@host")
+      + RTCPBuilder.goodbye(ssrc: 0x1111)
+    analyzer.feed(
+      PacketBuilder.frame(source: Net.aliceRTCP, destination: Net.bobRTCP, payload: bye),
+      at: Net.time(500))
+    let stream = try XCTUnwrap(analyzer.stream(0x1111))
+    XCTAssertEqual(stream.feedback.canonicalName, "alice@host")
+    XCTAssertEqual(stream.feedback.goodbyeTime, Net.time(500))
+  }
+
+  func testRTCPLengthPastThePacketIsADecodeError() {
+    var analyzer = StreamAnalyzer()
+    var rr = RTCPBuilder.receiverReport(ssrc: 0x1111, blocks: [])
+    rr[3] = 9
+    analyzer.feed(
+      PacketBuilder.frame(source: Net.aliceRTCP, destination: Net.bobRTCP, payload: rr),
+      at: Net.time(0))
+    let report = analyzer.report()
+    XCTAssertEqual(report.capture.decodeErrors, ["rtcp_length": 1])
+    XCTAssertEqual(report.capture.rtcpPackets, 0)
+  }
+
+  func testRTPInsideTURNChannelDataIsUnwrapped() throws {
+    var analyzer = StreamAnalyzer()
+    for index in 0..<30 {
+      let rtp = PacketBuilder.rtp(
+        payloadType: 0, sequenceNumber: UInt16(index), timestamp: UInt32(index * 160), ssrc: 0x7E57)
+      var channelData: [UInt8] = [0x40, 0x01]
+      channelData.appendBigEndian(UInt16(rtp.count))
+      channelData += rtp
+      analyzer.feed(
+        PacketBuilder.frame(
+          source: Net.alice, destination: Net.endpoint("203.0.113.5", 3478), payload: channelData),
+        at: Net.time(Double(index) * 20))
+    }
+    let report = analyzer.report()
+    XCTAssertEqual(report.capture.turnChannelDataPackets, 30)
+    let stream = try XCTUnwrap(report.streams.first)
+    XCTAssertEqual(stream.key.ssrc, 0x7E57)
+    XCTAssertEqual(stream.key.destination.port, 3478)
+    XCTAssertEqual(stream.packets, 30)
+    XCTAssertEqual(stream.payloadBytes, 30 * 160)
+  }
+
+  func testSDPSuppliesTheClockRateOfADynamicPayloadType() throws {
+    var analyzer = StreamAnalyzer()
+    let invite = Array(SessionDescriptionTests.invite.utf8)
+    analyzer.feed(
+      PacketBuilder.frame(
+        source: Net.endpoint("192.0.2.10", 5060), destination: Net.endpoint("192.0.2.20", 5060),
+        payload: invite), at: Net.time(0))
+    analyzer.feedAudio(
+      from: Net.endpoint("192.0.2.20", 30_000), to: Net.endpoint("192.0.2.10", 40_000),
+      ssrc: 0x0905, payloadType: 111, count: 3, clockRate: 48_000)
+    let stream = try XCTUnwrap(analyzer.stream(0x0905))
+    // Its destination was announced in SDP: RTP from the first packet, no probation needed.
+    XCTAssertEqual(stream.confirmation, .sdp)
+    XCTAssertEqual(stream.clockRateHz, 48_000)
+    XCTAssertEqual(stream.clockRateSource, .sdp)
+    XCTAssertEqual(stream.encodingName, "opus")
+    XCTAssertEqual(analyzer.report().capture.sipMessagesWithSDP, 1)
+  }
+
+  func testUnknownClockRateIsInferredAndSaidSo() throws {
+    var analyzer = StreamAnalyzer()
+    analyzer.feedAudio(
+      ssrc: 0x0F05, payloadType: 111, count: 100, clockRate: 48_000,
+      jitterMilliseconds: { $0 % 3 == 0 ? 2 : 0 })
+    let stream = try XCTUnwrap(analyzer.stream(0x0F05))
+    XCTAssertEqual(stream.clockRateHz, 48_000)
+    XCTAssertEqual(stream.clockRateSource, .inferred)
+    // Transit steps of 2 ms every third packet: the estimate settles well above zero.
+    XCTAssertGreaterThan(try XCTUnwrap(stream.maxJitterSeconds), 0.0005)
+    XCTAssertLessThan(try XCTUnwrap(stream.maxJitterSeconds), 0.002)
+  }
+
+  func testShortStreamOfUnknownRateInfersAtReportTime() throws {
+    var analyzer = StreamAnalyzer()
+    analyzer.feedAudio(ssrc: 0x5407, payloadType: 120, count: 8, clockRate: 48_000)
+    let stream = try XCTUnwrap(analyzer.stream(0x5407))
+    XCTAssertEqual(stream.clockRateSource, .inferred)
+    XCTAssertEqual(stream.clockRateHz, 48_000)
+    XCTAssertEqual(try XCTUnwrap(stream.maxJitterSeconds), 0, accuracy: 1e-9)
+  }
+
+  func testUnguessableClockRateGivesNoJitterRatherThanZero() throws {
+    var analyzer = StreamAnalyzer()
+    // Timestamps that do not advance with time: no rate fits.
+    for index in 0..<40 {
+      let rtp = PacketBuilder.rtp(
+        payloadType: 100, sequenceNumber: UInt16(index), timestamp: 5000, ssrc: 0xE7)
+      analyzer.feed(
+        PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: rtp),
+        at: Net.time(Double(index) * 50))
+    }
+    let stream = try XCTUnwrap(analyzer.stream(0xE7))
+    XCTAssertEqual(stream.clockRateSource, .unknown)
+    XCTAssertNil(stream.clockRateHz)
+    XCTAssertNil(stream.maxJitterSeconds)
+  }
+
+  func testOnePacketStreamBesideAValidatedReverseStreamIsReported() throws {
+    var analyzer = StreamAnalyzer()
+    analyzer.feedAudio(from: Net.bob, to: Net.alice, ssrc: 0xB, count: 10)
+    let single = PacketBuilder.rtp(payloadType: 0, sequenceNumber: 5, timestamp: 0, ssrc: 0xA)
+    analyzer.feed(
+      PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: single),
+      at: Net.time(50))
+    let stream = try XCTUnwrap(analyzer.stream(0xA))
+    XCTAssertEqual(stream.confirmation, .flow)
+    XCTAssertEqual(stream.packets, 1)
+  }
+
+  func testSnapLengthTruncatedPacketsStillCount() throws {
+    var analyzer = StreamAnalyzer()
+    for index in 0..<20 {
+      let rtp = PacketBuilder.rtp(
+        payloadType: 0, sequenceNumber: UInt16(index), timestamp: UInt32(index * 160), ssrc: 0x5)
+      let frame = PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: rtp)
+      analyzer.feed(
+        Array(frame[0..<60]), at: Net.time(Double(index) * 20), originalLength: frame.count)
+    }
+    let report = analyzer.report()
+    let stream = try XCTUnwrap(report.streams.first)
+    XCTAssertEqual(stream.packets, 20)
+    XCTAssertEqual(stream.payloadBytes, 20 * 160)
+    XCTAssertEqual(stream.truncatedPackets, 20)
+    XCTAssertEqual(report.capture.truncated, 20)
+  }
+
+  func testLocalNetworksGiveDirections() throws {
+    var analyzer = StreamAnalyzer(
+      configuration: .init(localNetworks: [try XCTUnwrap(NetworkPrefix("192.0.2.0/24"))]))
+    analyzer.feedAudio(from: Net.alice, to: Net.bob, ssrc: 1, count: 5)
+    analyzer.feedAudio(from: Net.bob, to: Net.alice, ssrc: 2, count: 5)
+    XCTAssertEqual(analyzer.stream(1)?.direction, .tx)
+    XCTAssertEqual(analyzer.stream(2)?.direction, .rx)
+  }
+
+  func testStreamTableCapIsCountedNotExceeded() {
+    var analyzer = StreamAnalyzer(configuration: .init(maxStreams: 3))
+    for ssrc in UInt32(1)...5 { analyzer.feedAudio(ssrc: ssrc, count: 4) }
+    let report = analyzer.report()
+    XCTAssertEqual(report.streams.count, 3)
+    XCTAssertEqual(report.capture.streamTableFull, 8)
+  }
+
+  func testTelephoneEventsDoNotFeedJitter() throws {
+    var analyzer = StreamAnalyzer()
+    let invite = Array(SessionDescriptionTests.invite.utf8)
+    analyzer.feed(
+      PacketBuilder.frame(
+        source: Net.endpoint("192.0.2.10", 5060), destination: Net.endpoint("192.0.2.20", 5060),
+        payload: invite), at: Net.time(0))
+    let source = Net.endpoint("192.0.2.20", 30_000)
+    let destination = Net.endpoint("192.0.2.10", 40_000)
+    for index in 0..<100 {
+      // Every tenth packet is an RFC 4733 event that repeats its start timestamp.
+      let isEvent = index % 10 == 5
+      let rtp = PacketBuilder.rtp(
+        payloadType: isEvent ? 101 : 111, sequenceNumber: UInt16(index),
+        timestamp: UInt32(isEvent ? 0 : index * 960), ssrc: 0xE1, payloadLength: isEvent ? 4 : 80)
+      analyzer.feed(
+        PacketBuilder.frame(source: source, destination: destination, payload: rtp),
+        at: Net.time(Double(index) * 20 + (isEvent ? 7 : 0)))
+    }
+    let stream = try XCTUnwrap(analyzer.stream(0xE1))
+    XCTAssertEqual(stream.payloadTypes, [101, 111])
+    XCTAssertEqual(try XCTUnwrap(stream.maxJitterSeconds), 0, accuracy: 1e-9)
+  }
+}

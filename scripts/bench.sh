@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Benchmark of `netquality analyze` against tshark and a plain libpcap read loop, all three on
+# the same generated capture in one run, the file in the page cache. Prints a Markdown table.
+#
+#   scripts/bench.sh [PACKETS] [STREAMS]     (defaults: 2000000 packets, 1000 streams)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+packets=${1:-2000000}
+streams=${2:-1000}
+runs=${RUNS:-5}
+out=bench-out
+mkdir -p "$out"
+
+scripts/bootstrap.sh tshark gcc
+swift build -c release --product netquality >/dev/null
+binary=.build/release/netquality
+cc -O2 -o "$out/raw-read-loop" scripts/bench/raw-read-loop.c -lpcap
+
+capture="$out/bench-$packets-$streams.pcap"
+if [ ! -s "$capture" ]; then
+  "$binary" generate -o "$capture" --streams "$streams" --packets "$packets" \
+    --loss 1 --duplicate 0.5 --reorder 0.5 --jitter 2 --seed 1
+fi
+cat "$capture" >/dev/null  # into the page cache
+
+# Wall-clock seconds of a command, output discarded.
+seconds() {
+  local start end
+  start=$(date +%s%N)
+  "$@" >/dev/null 2>&1
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }' 
+}
+
+# Median of $runs runs.
+median() {
+  local values=()
+  for _ in $(seq "$runs"); do values+=("$(seconds "$@")"); done
+  printf '%s\n' "${values[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p"
+}
+
+frames=$("$out/raw-read-loop" "$capture" | cut -d' ' -f1)
+raw=$(median "$out/raw-read-loop" "$capture")
+ours=$(median "$binary" analyze "$capture")
+tshark_time=$(seconds tshark -n -r "$capture" -o rtp.heuristic_rtp:TRUE -q -z rtp,streams)
+
+rate() { awk -v n="$frames" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "capture: $capture ($frames packets, $streams streams, $(du -m "$capture" | cut -f1) MB), median of $runs runs (tshark: 1 run)"
+echo
+echo "| tool | seconds | packets/s | netquality speed relative to it |"
+echo "|---|---:|---:|---:|"
+echo "| netquality analyze | $ours | $(rate "$ours") | 1 |"
+echo "| raw libpcap read loop (C, pcap_next_ex) | $raw | $(rate "$raw") | $(ratio "$raw" "$ours")× |"
+echo "| tshark -z rtp,streams | $tshark_time | $(rate "$tshark_time") | $(ratio "$tshark_time" "$ours")× |"

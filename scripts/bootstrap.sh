@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what netquality needs on Debian/Ubuntu, and only what is missing:
+# libpcap-dev and pkg-config, plus any Debian packages named as arguments (tests pass tshark,
+# tmux, ...). Swift itself (6.1 or later) must already be on PATH.
+set -euo pipefail
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "netquality: error: Swift 6.1 or later is needed on PATH (https://www.swift.org/install/linux/)" >&2
+  exit 1
+fi
+
+missing=()
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+[ -e /usr/include/pcap/pcap.h ] || missing+=(libpcap-dev)
+for package in "$@"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "netquality: error: missing ${missing[*]} and no apt-get to install them; install them by hand" >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "netquality: error: need root (or sudo) to install ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+echo "netquality: installing ${missing[*]} with apt-get" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

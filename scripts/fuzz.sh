@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harness (Fuzz/) with AddressSanitizer and runs it for a bounded time over
+# seeds made from the shared captures and a generated one. Exits non-zero on any finding.
+#
+#   scripts/fuzz.sh [SECONDS]     (default 60)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+scratch=.build-fuzz
+corpus=$scratch/corpus
+mkdir -p "$corpus" "$scratch/findings"
+
+swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address \
+  --scratch-path "$scratch" 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3
+harness=$scratch/release/NetQualityFuzz
+
+swift build --product netquality >/dev/null
+.build/debug/netquality generate -o "$scratch/seed.pcap" --streams 6 --packets 600 \
+  --loss 3 --duplicate 2 --reorder 2 --jitter 5
+seeds=("$scratch/seed.pcap")
+if [ -d ../shared/pcaps ]; then seeds+=(../shared/pcaps/*.pcap); fi
+python3 scripts/pcap-to-corpus.py "$corpus" "${seeds[@]}"
+
+# The Swift runtime keeps some allocations for the life of the process: not leaks of ours.
+ASAN_OPTIONS=detect_leaks=0 "$harness" -max_total_time="$seconds" -print_final_stats=1 \
+  -artifact_prefix="$scratch/findings/" -rss_limit_mb=4096 "$corpus" 2>&1 |
+  grep -E "^stat::(number_of_executed_units|average_exec_per_sec|new_units_added)|ERROR|SUMMARY|Done"
