@@ -59,6 +59,8 @@ public struct SyntheticTraffic: Sendable {
     let slots = (totalPackets + streamCount - 1) / streamCount
     let spacing = Self.packetInterval / Int64(streamCount)
     var heldBack = [(frame: [UInt8], sequence: Int)?](repeating: nil, count: streamCount)
+    var lostSinceReport = [Int](repeating: 0, count: streamCount)
+    var lostTotal = [Int](repeating: 0, count: streamCount)
     var emitted = 0
     for slot in 0..<slots {
       let slotStart = start.nanosecondsSinceEpoch + Int64(slot) * Self.packetInterval
@@ -77,6 +79,8 @@ public struct SyntheticTraffic: Sendable {
         var toSend: [[UInt8]] = []
         if random.chance(percent: lossPercent) {
           // Dropped on the way: nothing to capture.
+          lostSinceReport[stream] += 1
+          lostTotal[stream] += 1
         } else if random.chance(percent: reorderPercent) && heldBack[stream] == nil {
           heldBack[stream] = (frame, slot)
         } else {
@@ -92,27 +96,65 @@ public struct SyntheticTraffic: Sendable {
           emitted += 1
         }
         if rtcpEveryPackets > 0 && slot > 0 && slot % rtcpEveryPackets == 0 {
-          emitRTCP(stream: stream, slot: slot, at: time, emit: emit)
+          emitSenderReport(stream: stream, slot: slot, at: time, emit: emit)
+        }
+        if rtcpEveryPackets > 0 && slot > Self.reportDelaySlots
+          && (slot - Self.reportDelaySlots) % rtcpEveryPackets == 0
+        {
+          emitReceiverReport(
+            stream: stream, slot: slot, at: time,
+            fractionLost: min(255, lostSinceReport[stream] * 256 / rtcpEveryPackets),
+            cumulativeLost: lostTotal[stream], emit: emit)
+          lostSinceReport[stream] = 0
         }
       }
     }
   }
 
+  /// The receiver answers an SR this many packet intervals (40 ms) later, having held it for
+  /// `receiverHoldSeconds`: the RTT seen from the capture is 40 - 25 = 15 ms.
+  static let reportDelaySlots = 2
+  static let receiverHoldSeconds = 0.025
+
+  /// The compact NTP timestamp (RFC 3550 section 4) of the SR sent at `slot`.
+  static func senderReportNTP(slot: Int) -> UInt64 {
+    (3_976_000_000 + UInt64(slot) / 50) << 32 | UInt64(slot % 50) * (UInt64(1) << 32) / 50
+  }
+
   /// An SR from the stream's sender on the RTCP port (RTP port + 1, RFC 3550 section 11).
-  private func emitRTCP(
-    stream: Int, slot: Int, at time: CaptureTime,
-    emit: (_ frame: [UInt8], _ time: CaptureTime) -> Void
+  private func emitSenderReport(
+    stream: Int, slot: Int, at time: CaptureTime, emit: (_ frame: [UInt8], _ time: CaptureTime) -> Void
   ) {
     let (source, destination) = Self.endpoints(of: stream)
-    let ntp = UInt64(slot) << 32 / 50
     let report = RTCPBuilder.senderReport(
-      ssrc: Self.ssrc(of: stream), ntpTimestamp: ntp,
+      ssrc: Self.ssrc(of: stream), ntpTimestamp: Self.senderReportNTP(slot: slot),
       rtpTimestamp: UInt32(truncatingIfNeeded: slot) &* Self.samplesPerPacket,
       packetCount: UInt32(slot), octetCount: UInt32(slot) * 160)
     emit(
       PacketBuilder.frame(
         source: Endpoint(address: source.address, port: source.port + 1),
         destination: Endpoint(address: destination.address, port: destination.port + 1),
+        payload: report), time)
+  }
+
+  /// The receiver's RR about the stream, echoing the SR of `reportDelaySlots` earlier.
+  private func emitReceiverReport(
+    stream: Int, slot: Int, at time: CaptureTime, fractionLost: Int, cumulativeLost: Int,
+    emit: (_ frame: [UInt8], _ time: CaptureTime) -> Void
+  ) {
+    let (source, destination) = Self.endpoints(of: stream)
+    let echoed = Self.senderReportNTP(slot: slot - Self.reportDelaySlots)
+    let block = RTCPReportBlock(
+      reporterSSRC: Self.ssrc(of: stream) ^ 0xFFFF, sourceSSRC: Self.ssrc(of: stream),
+      fractionLost: UInt8(fractionLost), cumulativeLost: Int32(cumulativeLost),
+      extendedHighestSequence: UInt32(0xFF00 + slot), jitter: 0,
+      lastSR: UInt32(truncatingIfNeeded: echoed >> 16),
+      delaySinceLastSR: UInt32(Self.receiverHoldSeconds * 65_536))
+    let report = RTCPBuilder.receiverReport(ssrc: Self.ssrc(of: stream) ^ 0xFFFF, blocks: [block])
+    emit(
+      PacketBuilder.frame(
+        source: Endpoint(address: destination.address, port: destination.port + 1),
+        destination: Endpoint(address: source.address, port: source.port + 1),
         payload: report), time)
   }
 }

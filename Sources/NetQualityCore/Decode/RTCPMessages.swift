@@ -28,6 +28,20 @@ public struct RTCPReportBlock: Sendable, Equatable {
   public var lastSR: UInt32
   /// Delay since that SR, in 1/65536 s.
   public var delaySinceLastSR: UInt32
+
+  public init(
+    reporterSSRC: UInt32, sourceSSRC: UInt32, fractionLost: UInt8, cumulativeLost: Int32,
+    extendedHighestSequence: UInt32, jitter: UInt32, lastSR: UInt32, delaySinceLastSR: UInt32
+  ) {
+    self.reporterSSRC = reporterSSRC
+    self.sourceSSRC = sourceSSRC
+    self.fractionLost = fractionLost
+    self.cumulativeLost = cumulativeLost
+    self.extendedHighestSequence = extendedHighestSequence
+    self.jitter = jitter
+    self.lastSR = lastSR
+    self.delaySinceLastSR = delaySinceLastSR
+  }
 }
 
 /// RFC 3611 section 4.7: VoIP Metrics report block (XR block type 7).
