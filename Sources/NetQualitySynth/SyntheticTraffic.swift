@@ -123,7 +123,8 @@ public struct SyntheticTraffic: Sendable {
 
   /// An SR from the stream's sender on the RTCP port (RTP port + 1, RFC 3550 section 11).
   private func emitSenderReport(
-    stream: Int, slot: Int, at time: CaptureTime, emit: (_ frame: [UInt8], _ time: CaptureTime) -> Void
+    stream: Int, slot: Int, at time: CaptureTime,
+    emit: (_ frame: [UInt8], _ time: CaptureTime) -> Void
   ) {
     let (source, destination) = Self.endpoints(of: stream)
     let report = RTCPBuilder.senderReport(
