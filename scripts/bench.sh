@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 packets=${1:-2000000}
 streams=${2:-1000}
-runs=${RUNS:-5}
+runs=${RUNS:-9}
 out=bench-out
 mkdir -p "$out"
 
@@ -32,16 +32,17 @@ seconds() {
   awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }' 
 }
 
-# Median of $runs runs.
-median() {
-  local values=()
-  for _ in $(seq "$runs"); do values+=("$(seconds "$@")"); done
-  printf '%s\n' "${values[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p"
-}
-
 frames=$("$out/raw-read-loop" "$capture" | cut -d' ' -f1)
-raw=$(median "$out/raw-read-loop" "$capture")
-ours=$(median "$binary" analyze "$capture")
+# The two are timed alternately, so a noisy neighbour on the machine slows both alike.
+raw_times=()
+our_times=()
+for _ in $(seq "$runs"); do
+  raw_times+=("$(seconds "$out/raw-read-loop" "$capture")")
+  our_times+=("$(seconds "$binary" analyze "$capture")")
+done
+middle() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+raw=$(middle "${raw_times[@]}")
+ours=$(middle "${our_times[@]}")
 tshark_time=$(seconds tshark -n -r "$capture" -o rtp.heuristic_rtp:TRUE -q -z rtp,streams)
 
 rate() { awk -v n="$frames" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }

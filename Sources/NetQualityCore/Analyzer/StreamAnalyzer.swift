@@ -122,11 +122,7 @@ public struct StreamAnalyzer {
     // Fewer than 12 captured bytes: too short for RTP (or cut by the snap length, counted).
     guard payload.count >= 12 else { return }
     let key = StreamKey(datagram, ssrc: payload.uint32BigEndian(at: 8))
-    let header: RTPHeader
-    switch RTPHeader.parse(payload, wireLength: wireLength) {
-    case .success(let parsed):
-      header = parsed
-    case .failure:
+    guard let header = RTPHeader.parsed(payload, wireLength: wireLength) else {
       // Malformed RTP on a known stream is a decode error; anything else is just other UDP.
       if let index = findStream(key), streams[index].confirmation != nil {
         decodeErrors.count(.rtpHeader)
@@ -144,16 +140,22 @@ public struct StreamAnalyzer {
       index = addStream(key)
     }
     let arrival = time.nanosecondsSinceEpoch
-    if streams[index].currentPayloadType != header.payloadType
-      || streams[index].clockGeneration != signallingGeneration
-    {
-      resolveClock(index, payloadType: header.payloadType)
-    }
     // One in-place update of the stream per packet; the rare follow-ups come back as flags.
-    let followUp = streams[index].record(
-      header, arrivalNanoseconds: arrival, wireBytes: datagram.payloadOffset + wireLength,
-      truncated: datagram.isTruncated)
+    let wireBytes = datagram.payloadOffset + wireLength
+    let truncated = datagram.isTruncated
+    let generation = signallingGeneration
+    var followUp = streams.withUnsafeMutableBufferPointer { buffer in
+      buffer[index].record(
+        header, arrivalNanoseconds: arrival, wireBytes: wireBytes, truncated: truncated,
+        clockGeneration: generation)
+    }
     if followUp.isEmpty { return }
+    if followUp.contains(.resolveClock) {
+      resolveClock(index, payloadType: header.payloadType)
+      followUp = streams[index].record(
+        header, arrivalNanoseconds: arrival, wireBytes: wireBytes, truncated: truncated,
+        clockGeneration: generation)
+    }
     if followUp.contains(.validated) { confirm(index, by: .sequence) }
     if followUp.contains(.inferClock) {
       inferClock(index, header: header, arrivalNanoseconds: arrival)

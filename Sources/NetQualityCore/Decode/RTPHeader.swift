@@ -20,6 +20,13 @@ public struct RTPHeader: Sendable, Equatable {
     case padding
   }
 
+  /// The header, or nil when `parse` would fail: the per-packet form, without the reason.
+  @inline(__always)
+  public static func parsed(_ bytes: UnsafeRawBufferPointer, wireLength: Int) -> RTPHeader? {
+    guard case .success(let header) = parse(bytes, wireLength: wireLength) else { return nil }
+    return header
+  }
+
   /// Parses the header from the captured bytes. `wireLength` is the UDP payload length on the
   /// wire, which may exceed `bytes.count` under a snap length; the padding count is then unknown
   /// and taken as zero.

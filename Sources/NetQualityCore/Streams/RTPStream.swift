@@ -48,14 +48,21 @@ struct RTPStream {
     static let validated = FollowUp(rawValue: 1)
     /// The packet's clock rate is unknown: feed the rate inference.
     static let inferClock = FollowUp(rawValue: 2)
+    /// The payload type (or the SDP seen) changed: resolve its clock and record again. Nothing
+    /// was recorded.
+    static let resolveClock = FollowUp(rawValue: 4)
   }
 
-  /// Counters, sequence accounting and jitter for one packet. The payload type's clock must
-  /// already be resolved into `currentClock`.
+  /// Counters, sequence accounting and jitter for one packet. When the payload type's clock is
+  /// not resolved for `clockGeneration`, records nothing and asks for `.resolveClock`.
   @inline(__always)
   mutating func record(
-    _ header: RTPHeader, arrivalNanoseconds: Int64, wireBytes frameBytes: Int, truncated: Bool
+    _ header: RTPHeader, arrivalNanoseconds: Int64, wireBytes frameBytes: Int, truncated: Bool,
+    clockGeneration generation: Int
   ) -> FollowUp {
+    guard currentPayloadType == header.payloadType && clockGeneration == generation else {
+      return .resolveClock
+    }
     var followUp: FollowUp = []
     recordArrival(
       header, arrivalNanoseconds: arrivalNanoseconds, wireBytes: frameBytes, truncated: truncated)
@@ -128,11 +135,18 @@ public enum StreamConfirmation: String, Sendable, Codable {
 /// The RTP clock of one payload type as the engine resolved it.
 struct PayloadClock: Equatable {
   var rateHz: Double
+  /// 1 / rateHz, kept so the per-packet jitter update multiplies instead of dividing.
+  var secondsPerTick: Double
   var source: ClockRateSource
   /// RFC 4733 telephone events repeat their timestamp: no jitter from them.
   var isEvent: Bool
 
-  static let unknown = PayloadClock(rateHz: 0, source: .unknown, isEvent: false)
+  init(rateHz: Double, source: ClockRateSource, isEvent: Bool) {
+    self.rateHz = rateHz
+    self.secondsPerTick = rateHz > 0 ? 1 / rateHz : 0
+    self.source = source
+    self.isEvent = isEvent
+  }
 
-  var secondsPerTick: Double { rateHz > 0 ? 1 / rateHz : 0 }
+  static let unknown = PayloadClock(rateHz: 0, source: .unknown, isEvent: false)
 }

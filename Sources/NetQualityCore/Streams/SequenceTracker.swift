@@ -61,6 +61,7 @@ public struct SequenceTracker: Sendable {
     case restart
   }
 
+  @inline(__always)
   @discardableResult
   public mutating func record(_ sequence: UInt16) -> Outcome {
     guard maxExtended >= 0 else {
@@ -75,14 +76,7 @@ public struct SequenceTracker: Sendable {
       return .duplicate
     }
     if forward == 1 {
-      // The common case, kept short: the slot the new number takes is the one leaving the
-      // window, so finalise it and mark it in one place.
-      sequentialRun &+= 1
-      let next = maxExtended &+ 1
-      if next - Self.windowBits >= baseExtended { finalise(slot: next) }
-      mark(next)
-      maxExtended = next
-      countedPackets &+= 1
+      recordNext()
       return .inOrder
     }
     if forward < Self.maxDropout {
@@ -101,7 +95,7 @@ public struct SequenceTracker: Sendable {
         // The packet that made the jump opens the new run with this one.
         latePackets -= 1
         start(at: extended - 1)
-        record(sequence)
+        recordNext()
         return .restart
       }
       badSequence = extended + 1
@@ -142,6 +136,18 @@ public struct SequenceTracker: Sendable {
       sequence += 1
     }
     return longest
+  }
+
+  /// The common case, kept short: the next number in sequence. The slot it takes is the one
+  /// leaving the window, so that slot is finalised and marked in one place.
+  @inline(__always)
+  private mutating func recordNext() {
+    sequentialRun &+= 1
+    let next = maxExtended &+ 1
+    if next - Self.windowBits >= baseExtended { finalise(slot: next) }
+    mark(next)
+    maxExtended = next
+    countedPackets &+= 1
   }
 
   private mutating func start(at extended: Int64) {
