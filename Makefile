@@ -16,7 +16,7 @@ run:
 test:
 	@scripts/bootstrap.sh
 	swift build --build-tests
-	swift test
+	swift test --disable-swift-testing
 	$(MAKE) lint
 	scripts/check-allocations.sh
 	scripts/fuzz.sh $${FUZZ_SECONDS:-60}

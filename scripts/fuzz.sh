@@ -20,8 +20,16 @@ swift build --product netquality >/dev/null
 seeds=("$scratch/seed.pcap")
 if [ -d ../shared/pcaps ]; then seeds+=(../shared/pcaps/*.pcap); fi
 python3 scripts/pcap-to-corpus.py "$corpus" "${seeds[@]}"
+cp Fuzz/regressions/* "$corpus/"  # inputs that once crashed: they must keep passing
 
 # The Swift runtime keeps some allocations for the life of the process: not leaks of ours.
+log=$scratch/fuzz.log
+status=0
 ASAN_OPTIONS=detect_leaks=0 "$harness" -max_total_time="$seconds" -print_final_stats=1 \
-  -artifact_prefix="$scratch/findings/" -rss_limit_mb=4096 "$corpus" 2>&1 |
-  grep -E "^stat::(number_of_executed_units|average_exec_per_sec|new_units_added)|ERROR|SUMMARY|Done"
+  -artifact_prefix="$scratch/findings/" -rss_limit_mb=4096 "$corpus" >"$log" 2>&1 || status=$?
+grep -E "INITED|^stat::(number_of_executed_units|average_exec_per_sec|new_units_added)|ERROR|SUMMARY|^Done" "$log"
+if grep -q "Is the code instrumented for coverage" "$log"; then
+  echo "netquality: error: the fuzz harness sees no coverage; the optimiser removed the work" >&2
+  exit 1
+fi
+exit "$status"

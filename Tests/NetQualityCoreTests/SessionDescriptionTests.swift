@@ -34,6 +34,13 @@ final class SessionDescriptionTests: XCTestCase {
     XCTAssertEqual(description.media[1].payloadFormats[96]?.clockRateHz, 90_000)
   }
 
+  /// Found by the fuzzer: an `m=` port of "/" indexed an empty split.
+  func testMalformedMediaLinesAreSkipped() {
+    let text = "v=0\r\nc=IN IP4 192.0.2.1\r\nm=audio / RTP/AVP 0\r\nm=audio 5/2 RTP/AVP 0\r\nm=video\r\n"
+    let description = SessionDescription.parse(text)
+    XCTAssertEqual(description?.media.map(\.endpoint.port), [5])
+  }
+
   func testSIPWithoutBodyAndOtherTextAreIgnored() {
     let bye = "BYE sip:bob@192.0.2.20 SIP/2.0\r\nContent-Length: 0\r\n\r\n"
     XCTAssertNil(Array(bye.utf8).withUnsafeBytes { SessionDescription.fromSIPMessage($0) })

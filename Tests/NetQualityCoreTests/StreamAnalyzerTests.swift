@@ -178,11 +178,7 @@ final class StreamAnalyzerTests: XCTestCase {
 
   func testSDPSuppliesTheClockRateOfADynamicPayloadType() throws {
     var analyzer = StreamAnalyzer()
-    let invite = Array(SessionDescriptionTests.invite.utf8)
-    analyzer.feed(
-      PacketBuilder.frame(
-        source: Net.endpoint("192.0.2.10", 5060), destination: Net.endpoint("192.0.2.20", 5060),
-        payload: invite), at: Net.time(0))
+    analyzer.feedInvite()
     analyzer.feedAudio(
       from: Net.endpoint("192.0.2.20", 30_000), to: Net.endpoint("192.0.2.10", 40_000),
       ssrc: 0x0905, payloadType: 111, count: 3, clockRate: 48_000)
@@ -281,11 +277,7 @@ final class StreamAnalyzerTests: XCTestCase {
 
   func testTelephoneEventsDoNotFeedJitter() throws {
     var analyzer = StreamAnalyzer()
-    let invite = Array(SessionDescriptionTests.invite.utf8)
-    analyzer.feed(
-      PacketBuilder.frame(
-        source: Net.endpoint("192.0.2.10", 5060), destination: Net.endpoint("192.0.2.20", 5060),
-        payload: invite), at: Net.time(0))
+    analyzer.feedInvite()
     let source = Net.endpoint("192.0.2.20", 30_000)
     let destination = Net.endpoint("192.0.2.10", 40_000)
     for index in 0..<100 {

@@ -46,6 +46,16 @@ extension StreamAnalyzer {
     }
   }
 
+  /// The SIP INVITE of `SessionDescriptionTests`: Opus (111) and telephone events (101) to be
+  /// received at 192.0.2.10:40000.
+  mutating func feedInvite() {
+    let invite = Array(SessionDescriptionTests.invite.utf8)
+    feed(
+      PacketBuilder.frame(
+        source: Net.endpoint("192.0.2.10", 5060), destination: Net.endpoint("192.0.2.20", 5060),
+        payload: invite), at: Net.time(0))
+  }
+
   func stream(_ ssrc: UInt32) -> StreamReport? {
     report().streams.first { $0.key.ssrc == ssrc }
   }

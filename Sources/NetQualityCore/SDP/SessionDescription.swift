@@ -79,9 +79,11 @@ public struct SessionDescription: Sendable, Equatable {
       case "m":
         // m=audio 49170 RTP/AVP 0 8 97
         let fields = value.split(separator: " ")
-        guard fields.count >= 3, let port = UInt16(fields[1].split(separator: "/")[0]) else {
-          continue
-        }
+        // The port may carry a "/count" suffix (RFC 8866 section 5.14); "/" alone has no port.
+        guard fields.count >= 3,
+          let portText = fields[1].split(separator: "/", omittingEmptySubsequences: false).first,
+          let port = UInt16(portText)
+        else { continue }
         media.append(
           Media(
             kind: String(fields[0]),
