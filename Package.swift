@@ -37,6 +37,8 @@ let package = Package(
     ),
     .testTarget(name: "NetQualityCoreTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
     .testTarget(
+      name: "NetQualityEngineTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
+    .testTarget(
       name: "NetQualityCaptureTests",
       dependencies: ["NetQualityCapture", "NetQualityCore", "NetQualitySynth"]
     ),

@@ -36,7 +36,8 @@ final class SessionDescriptionTests: XCTestCase {
 
   /// Found by the fuzzer: an `m=` port of "/" indexed an empty split.
   func testMalformedMediaLinesAreSkipped() {
-    let text = "v=0\r\nc=IN IP4 192.0.2.1\r\nm=audio / RTP/AVP 0\r\nm=audio 5/2 RTP/AVP 0\r\nm=video\r\n"
+    let text =
+      "v=0\r\nc=IN IP4 192.0.2.1\r\nm=audio / RTP/AVP 0\r\nm=audio 5/2 RTP/AVP 0\r\nm=video\r\n"
     let description = SessionDescription.parse(text)
     XCTAssertEqual(description?.media.map(\.endpoint.port), [5])
   }

@@ -18,6 +18,7 @@ extension StreamAnalyzer: RTCPVisitor {
       // encrypted or untrustworthy, so nothing beyond the count is taken from it.
       counters.rtcpPackets += 1
       counters.unparsedRTCPPackets += 1
+      lastRTCPTimeByAddress[datagram.sourceAddress] = time
       return
     case .invalid:
       // With a standard packet type this was meant to be RTCP and is a decode error; otherwise
@@ -31,6 +32,7 @@ extension StreamAnalyzer: RTCPVisitor {
     rtcpContext = RTCPContext(
       source: datagram.source, destination: datagram.destination,
       arrivalNanoseconds: time.nanosecondsSinceEpoch)
+    lastRTCPTimeByAddress[datagram.sourceAddress] = time
     RTCPCompound.parse(payload, visitor: &self)
   }
 
@@ -57,6 +59,7 @@ extension StreamAnalyzer: RTCPVisitor {
   }
 
   public mutating func senderInfo(_ info: RTCPSenderInfo) {
+    let time = CaptureTime(nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds)
     let sender = SenderKey(address: rtcpContext.source.address, ssrc: info.ssrc)
     senderReports[sender, default: SenderReportHistory()].add(
       compactNTP: info.compactNTP, arrivalNanoseconds: rtcpContext.arrivalNanoseconds)
@@ -64,6 +67,7 @@ extension StreamAnalyzer: RTCPVisitor {
       ssrc: info.ssrc, sentFrom: rtcpContext.source.address, to: rtcpContext.destination.address)
     {
       details[Int(index)].feedback.senderReports += 1
+      details[Int(index)].feedback.lastSenderRTCPTime = time
       details[Int(index)].feedback.lastSenderPacketCount = info.packetCount
       details[Int(index)].feedback.lastSenderOctetCount = info.octetCount
     }
@@ -80,7 +84,8 @@ extension StreamAnalyzer: RTCPVisitor {
         lastSR: block.lastSR, delaySinceLastSR: block.delaySinceLastSR,
         arrivalNanoseconds: rtcpContext.arrivalNanoseconds)
     for index in indices {
-      details[Int(index)].feedback.record(block)
+      details[Int(index)].feedback.record(
+        block, at: CaptureTime(nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds))
       if let roundTrip { details[Int(index)].feedback.roundTrip.add(roundTrip) }
     }
   }

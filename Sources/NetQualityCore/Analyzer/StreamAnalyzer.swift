@@ -36,6 +36,8 @@ public struct StreamAnalyzer {
   var senderReports: [SenderKey: SenderReportHistory] = [:]
   /// The RTCP datagram being visited.
   var rtcpContext = RTCPContext()
+  /// When each address last sent RTCP: liveness of a peer whose media is silent.
+  public internal(set) var lastRTCPTimeByAddress: [IPAddress: CaptureTime] = [:]
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration

@@ -13,10 +13,17 @@ public struct JitterEstimator: Sendable {
   private var hasPrevious = false
   public private(set) var jitterSeconds = 0.0
   public private(set) var maxJitterSeconds = 0.0
+  /// The maximum since `startWindow()`: what the 2-second scoring looks at.
+  public private(set) var windowMaxJitterSeconds = 0.0
   private var jitterSumSeconds = 0.0
   public private(set) var samples = 0
 
   public init() {}
+
+  /// Starts a new scoring window: its maximum begins at the current estimate.
+  public mutating func startWindow() {
+    windowMaxJitterSeconds = jitterSeconds
+  }
 
   public var meanJitterSeconds: Double { samples == 0 ? 0 : jitterSumSeconds / Double(samples) }
 
@@ -42,6 +49,7 @@ public struct JitterEstimator: Sendable {
     jitterSeconds += (difference - jitterSeconds) * Self.gain
     guard countsTowardsSummary else { return }
     if jitterSeconds > maxJitterSeconds { maxJitterSeconds = jitterSeconds }
+    if jitterSeconds > windowMaxJitterSeconds { windowMaxJitterSeconds = jitterSeconds }
     jitterSumSeconds += jitterSeconds
     samples &+= 1
   }

@@ -9,6 +9,8 @@ struct RTPStream {
   var firstArrivalNanoseconds: Int64 = 0
   var lastArrivalNanoseconds: Int64 = 0
   var maxGapNanoseconds: Int64 = 0
+  /// The arrival that ended the latest silence of a second or more: when traffic resumed.
+  var resumedAtNanoseconds: Int64 = 0
   /// Payload types seen, one bit each (0...127).
   var payloadTypesLow: UInt64 = 0
   var payloadTypesHigh: UInt64 = 0
@@ -29,6 +31,9 @@ struct RTPStream {
   /// Set while the clock rate of `inferencePayloadType` is being estimated.
   var inferencePayloadType: UInt8 = .max
   var inferenceState = InferenceState.notNeeded
+
+  /// A gap this long is a silence whose end is worth remembering (connection states).
+  static let silenceNanoseconds: Int64 = 1_000_000_000
 
   init(key: StreamKey) {
     self.key = key
@@ -96,9 +101,11 @@ struct RTPStream {
   ) -> SequenceTracker.Outcome {
     if packets == 0 {
       firstArrivalNanoseconds = arrivalNanoseconds
+      resumedAtNanoseconds = arrivalNanoseconds
     } else {
       let gap = arrivalNanoseconds &- lastArrivalNanoseconds
       if gap > maxGapNanoseconds { maxGapNanoseconds = gap }
+      if gap >= Self.silenceNanoseconds { resumedAtNanoseconds = arrivalNanoseconds }
     }
     lastArrivalNanoseconds = arrivalNanoseconds
     packets &+= 1

@@ -5,6 +5,11 @@ public struct ReceptionFeedback: Sendable {
   public var lastSenderPacketCount: UInt32?
   public var lastSenderOctetCount: UInt32?
   public var reportBlocks = 0
+  /// When the last report block about the stream arrived (for staleness).
+  public var lastReportTime: CaptureTime?
+  /// When the stream's sender last sent RTCP (an SR or SDES from it keeps the stream alive
+  /// through silence suppression).
+  public var lastSenderRTCPTime: CaptureTime?
   public var lastFractionLost: Double?
   public var maxFractionLost: Double?
   public var lastCumulativeLost: Int32?
@@ -24,8 +29,9 @@ public struct ReceptionFeedback: Sendable {
 
   public init() {}
 
-  mutating func record(_ block: RTCPReportBlock) {
+  mutating func record(_ block: RTCPReportBlock, at time: CaptureTime) {
     reportBlocks += 1
+    lastReportTime = time
     // RFC 3550 section 6.4.1: fraction lost is an 8-bit fixed-point number, binary point at the
     // left edge.
     let fraction = Double(block.fractionLost) / 256

@@ -1,0 +1,62 @@
+/// Evaluates the alert rules on every peer at every tick and keeps the alerts' lifecycles.
+public struct AlertEvaluator: Sendable {
+  public var rules: [AlertRule]
+  /// Ticks in a row each (rule, peer) has held.
+  private var streaks: [String: Int] = [:]
+  /// Firing alerts by (rule, peer).
+  public private(set) var firing: [String: Alert] = [:]
+
+  public init(rules: [AlertRule]) {
+    self.rules = rules
+  }
+
+  /// Evaluates every rule on `peer` with `value(metric)`. A metric that cannot be measured
+  /// now (nil) does not hold: its streak restarts and a firing alert on it resolves.
+  mutating func evaluate(
+    peer: String, at time: CaptureTime, value: (AlertRule.Metric) -> Double?,
+    describe: (AlertRule, Double) -> String
+  ) -> [Alert] {
+    var changes: [Alert] = []
+    for rule in rules {
+      let key = "\(rule.name)|\(peer)"
+      let current = value(rule.metric)
+      let holds = current.map { rule.comparison.holds($0, rule.threshold) } ?? false
+      if holds {
+        let streak = (streaks[key] ?? 0) + 1
+        streaks[key] = streak
+        if streak >= rule.forTicks && firing[key] == nil, let current {
+          var labels = ["peer": peer]
+          if let direction = rule.metric.direction { labels["direction"] = direction }
+          let alert = Alert(
+            id: "\(rule.name):\(peer):\(time.nanosecondsSinceEpoch / 1_000_000)", rule: rule.name,
+            severity: rule.severity, labels: labels, state: .firing, start: time, end: nil,
+            summary: describe(rule, current))
+          firing[key] = alert
+          changes.append(alert)
+        }
+      } else {
+        streaks[key] = nil
+        if var alert = firing.removeValue(forKey: key) {
+          alert.state = .resolved
+          alert.end = time
+          changes.append(alert)
+        }
+      }
+    }
+    return changes
+  }
+
+  /// Resolves every alert of `peer` (a clean end: BYE).
+  mutating func resolveAll(peer: String, at time: CaptureTime) -> [Alert] {
+    var changes: [Alert] = []
+    for key in firing.keys.sorted() where key.hasSuffix("|\(peer)") {
+      if var alert = firing.removeValue(forKey: key) {
+        alert.state = .resolved
+        alert.end = time
+        changes.append(alert)
+      }
+      streaks[key] = nil
+    }
+    return changes
+  }
+}

@@ -1,0 +1,62 @@
+/// Cumulative figures of one stream at a moment, cheap to take at every tick: the engine
+/// subtracts two of them to get a window.
+public struct StreamCounters: Sendable {
+  public var key: StreamKey
+  /// Validated as RTP (probation, SDP, or a validated stream on the same address pair).
+  public var isConfirmed: Bool
+  public var packets: Int64
+  public var expected: Int64
+  /// Packets that filled an expected slot: expected - counted is the loss so far.
+  public var countedPackets: Int64
+  public var duplicates: Int64
+  public var late: Int64
+  public var payloadBytes: Int64
+  public var lastArrival: CaptureTime
+  /// When traffic last resumed after a silence of a second or more (or began).
+  public var resumedAt: CaptureTime
+  /// RFC 3550 jitter now and its maximum since the last window started; nil without a clock.
+  public var jitterSeconds: Double?
+  public var windowMaxJitterSeconds: Double?
+  public var clockRateHz: Int?
+  public var isVideo: Bool
+  public var feedback: ReceptionFeedback
+}
+
+extension StreamAnalyzer {
+  public var streamCount: Int { streams.count }
+
+  /// The cumulative figures of stream `index` (0 ..< streamCount; indices never change).
+  public func counters(ofStream index: Int) -> StreamCounters {
+    let stream = streams[index]
+    var confirmed = stream.confirmation != nil
+    if !confirmed {
+      let flow = FlowKey(source: stream.key.source, destination: stream.key.destination)
+      confirmed = confirmedFlows.contains(flow) || confirmedFlows.contains(flow.reversed)
+    }
+    let clock = stream.reportedClock
+    let hasClock = clock.source != .unknown
+    let media = signalledMedia[stream.key.destination] ?? signalledMedia[stream.key.source]
+    return StreamCounters(
+      key: stream.key,
+      isConfirmed: confirmed,
+      packets: stream.packets,
+      expected: stream.sequence.expected,
+      countedPackets: stream.sequence.countedPackets,
+      duplicates: stream.sequence.duplicates,
+      late: stream.sequence.latePackets,
+      payloadBytes: stream.payloadBytes,
+      lastArrival: CaptureTime(nanosecondsSinceEpoch: stream.lastArrivalNanoseconds),
+      resumedAt: CaptureTime(nanosecondsSinceEpoch: stream.resumedAtNanoseconds),
+      jitterSeconds: hasClock ? stream.jitter.jitterSeconds : nil,
+      windowMaxJitterSeconds: hasClock ? stream.jitter.windowMaxJitterSeconds : nil,
+      clockRateHz: hasClock ? Int(clock.rateHz) : nil,
+      // Video by SDP media kind, or by the 90 kHz clock every RTP video format uses.
+      isVideo: media?.kind == "video" || clock.rateHz == 90_000,
+      feedback: details[index].feedback)
+  }
+
+  /// Starts a new scoring window on every stream (the jitter maximum restarts).
+  public mutating func startWindows() {
+    for index in streams.indices { streams[index].jitter.startWindow() }
+  }
+}

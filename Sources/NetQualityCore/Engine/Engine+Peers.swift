@@ -1,0 +1,190 @@
+extension Engine {
+  /// Scores a peer's window, advances its connection state and evaluates the alert rules.
+  mutating func updatePeer(
+    _ address: IPAddress, _ window: PeerWindow, now: CaptureTime
+  ) -> (PeerSnapshot, [EngineEvent]) {
+    let name = address.description
+    let model = configuration.quality
+    var record =
+      peers[address] ?? PeerRecord(firstSeen: window.rxLastArrival ?? window.txLastArrival ?? now)
+    var events: [EngineEvent] = []
+
+    // Liveness: anything the peer sent, RTP or RTCP. A peer that never sent anything (a
+    // receive-only viewer without RTCP) is judged by our traffic to it instead.
+    let fromPeer = [window.rxLastArrival, analyzer.lastRTCPTimeByAddress[address]].compactMap { $0 }
+      .max()
+    let activity = fromPeer ?? window.txLastArrival ?? now
+    let endedAt =
+      window.rxStreams > 0 && window.rxStreamsEnded == window.rxStreams ? window.rxGoodbye : nil
+    for (transition, time) in record.tracker.advance(
+      to: now, lastActivity: activity, resumedAt: window.rxResumedAt, endedAt: endedAt,
+      timers: configuration.timers)
+    {
+      events.append(event(transition, peer: name, at: time))
+    }
+
+    // rx: what we measured on the peer's streams, pooled over the scoring windows.
+    record.rxAudio.push(
+      packets: window.rxAudio.packets, expected: window.rxAudio.expected, lost: window.rxAudio.lost,
+      keep: model.scoringWindows)
+    record.rxVideo.push(
+      packets: window.rxVideo.packets, expected: window.rxVideo.expected, lost: window.rxVideo.lost,
+      keep: model.scoringWindows)
+    var rtt: Double?
+    if let roundTrip = window.roundTrip,
+      seconds(from: roundTrip.time, to: now) <= model.feedbackStaleSeconds
+    {
+      rtt = roundTrip.milliseconds
+    }
+    var rxRaw = QualityModel.Score(
+      level: .unknown, rating: nil, meanOpinionScore: nil, oneWayDelayMilliseconds: nil,
+      limitedBy: nil)
+    var rxInputs: QualityModel.Inputs?
+    for (pool, isVideo) in [(record.rxAudio, false), (record.rxVideo, true)] where pool.packets > 0
+    {
+      let inputs = QualityModel.Inputs(
+        packets: pool.packets, lossRatio: pool.lossRatio,
+        jitterMilliseconds: window.rxJitterMilliseconds ?? 0, roundTripMilliseconds: rtt,
+        isVideo: isVideo)
+      let score = model.score(inputs, enoughPackets: pool.packets >= model.minimumPackets)
+      if rxInputs == nil || score.level.worse(rxRaw.level) != rxRaw.level {
+        rxRaw = score
+        rxInputs = inputs
+      }
+    }
+
+    // tx: what the peer reported about our streams (RFC 3550 receiver reports), while fresh.
+    let fresh = window.txFeedback.filter {
+      seconds(from: $0.time, to: now) <= model.feedbackStaleSeconds
+    }
+    var txRaw = QualityModel.Score(
+      level: .unknown, rating: nil, meanOpinionScore: nil, oneWayDelayMilliseconds: nil,
+      limitedBy: nil)
+    var txInputs: QualityModel.Inputs?
+    if !fresh.isEmpty {
+      let inputs = QualityModel.Inputs(
+        packets: window.txPackets, lossRatio: fresh.map(\.fractionLost).max() ?? 0,
+        jitterMilliseconds: fresh.compactMap(\.jitterMilliseconds).max() ?? 0,
+        roundTripMilliseconds: rtt, isVideo: window.txVideo)
+      txRaw = model.score(inputs, enoughPackets: true)
+      txInputs = inputs
+    }
+
+    let state = record.tracker.state
+    var rx = direction(raw: rxRaw, inputs: rxInputs, damper: &record.rxDamper)
+    var tx = direction(raw: txRaw, inputs: txInputs, damper: &record.txDamper)
+    switch state {
+    case .disconnected, .timeout:
+      // No traffic for the disconnect interval: down, whatever the last windows said.
+      rx.level = .down
+      tx.level = .down
+    case .ended:
+      rx = .unknown
+      tx = .unknown
+    default:
+      break
+    }
+    record.rxPacketsTotal = window.rxPacketsTotal
+    record.rxLostTotal = window.rxLostTotal
+    record.txPacketsTotal = window.txPacketsTotal
+    peers[address] = record
+
+    let snapshot = PeerSnapshot(
+      peer: name, state: state, stateSince: record.tracker.since, rx: rx, tx: tx,
+      roundTripMilliseconds: rtt, rxPackets: window.rxAudio.packets + window.rxVideo.packets,
+      rxLost: max(0, window.rxAudio.lost + window.rxVideo.lost),
+      rxBitsPerSecond: window.rxBitsPerSecond,
+      txPackets: window.txPackets, rxPacketsTotal: window.rxPacketsTotal,
+      rxLostTotal: window.rxLostTotal, txPacketsTotal: window.txPacketsTotal,
+      streams: window.streams)
+
+    let alertChanges: [Alert]
+    if state == .ended {
+      alertChanges = alerts.resolveAll(peer: name, at: now)
+    } else {
+      alertChanges = alerts.evaluate(
+        peer: name, at: now, value: { Self.value(of: $0, in: snapshot) },
+        describe: { rule, value in Self.summary(rule, value: value, peer: snapshot) })
+    }
+    for alert in alertChanges {
+      events.append(
+        EngineEvent(
+          time: now, kind: alert.state == .firing ? .alertFiring : .alertResolved, peer: name,
+          previousState: nil, alert: alert))
+    }
+    return (snapshot, events)
+  }
+
+  private func direction(
+    raw: QualityModel.Score, inputs: QualityModel.Inputs?, damper: inout LevelDamper
+  ) -> DirectionSnapshot {
+    let level = damper.update(
+      raw.level, worsenAfter: configuration.quality.worsenAfterTicks,
+      improveAfter: configuration.quality.improveAfterTicks)
+    return DirectionSnapshot(
+      level: level, rawLevel: raw.level, inputs: inputs, rating: raw.rating,
+      meanOpinionScore: raw.meanOpinionScore, oneWayDelayMilliseconds: raw.oneWayDelayMilliseconds,
+      limitedBy: raw.limitedBy)
+  }
+
+  private func event(_ transition: ConnectionTracker.Transition, peer: String, at time: CaptureTime)
+    -> EngineEvent
+  {
+    switch transition {
+    case .connected: EngineEvent(time: time, kind: .connected, peer: peer)
+    case .interrupted: EngineEvent(time: time, kind: .interrupted, peer: peer)
+    case .disconnected: EngineEvent(time: time, kind: .disconnected, peer: peer)
+    case .timeout: EngineEvent(time: time, kind: .timeout, peer: peer)
+    case .ended: EngineEvent(time: time, kind: .ended, peer: peer)
+    case .recovered(let after):
+      EngineEvent(time: time, kind: .recovered, peer: peer, previousState: after)
+    }
+  }
+
+  static func value(of metric: AlertRule.Metric, in peer: PeerSnapshot) -> Double? {
+    func level(_ direction: DirectionSnapshot) -> Double? {
+      direction.level == .unknown ? nil : Double(direction.level.rawValue)
+    }
+    switch metric {
+    case .rxQuality: return level(peer.rx)
+    case .txQuality: return level(peer.tx)
+    case .rxLossRatio: return peer.rx.inputs?.lossRatio
+    case .txLossRatio: return peer.tx.inputs?.lossRatio
+    case .rxJitterMilliseconds: return peer.rx.inputs?.jitterMilliseconds
+    case .txJitterMilliseconds: return peer.tx.inputs?.jitterMilliseconds
+    case .roundTripMilliseconds: return peer.roundTripMilliseconds
+    case .rxMeanOpinionScore: return peer.rx.meanOpinionScore
+    case .txMeanOpinionScore: return peer.tx.meanOpinionScore
+    case .connectionState: return Double(peer.state.number)
+    }
+  }
+
+  static func summary(_ rule: AlertRule, value: Double, peer: PeerSnapshot) -> String {
+    switch rule.metric {
+    case .connectionState:
+      return "peer \(peer.peer) \(peer.state.rawValue) since \(peer.stateSince.secondsSinceEpoch)"
+    case .rxQuality, .txQuality:
+      let direction = rule.metric == .rxQuality ? peer.rx : peer.tx
+      let name = QualityLevel(rawValue: Int(value))?.name ?? "\(value)"
+      let loss =
+        direction.inputs.map {
+          " (loss \(($0.lossRatio * 1000).rounded() / 10) %, jitter \(($0.jitterMilliseconds * 10).rounded() / 10) ms)"
+        } ?? ""
+      return
+        "peer \(peer.peer) \(rule.metric.direction ?? "") quality \(name) for \(rule.forTicks) ticks\(loss)"
+    default:
+      return
+        "peer \(peer.peer) \(rule.metric.rawValue) \(rule.comparison.rawValue) \(rule.threshold): \(value)"
+    }
+  }
+}
+
+private func seconds(from earlier: CaptureTime, to later: CaptureTime) -> Double {
+  Double(later.nanosecondsSinceEpoch - earlier.nanosecondsSinceEpoch) * 1e-9
+}
+
+extension EngineEvent {
+  init(time: CaptureTime, kind: Kind, peer: String, previousState: ConnectionState? = nil) {
+    self.init(time: time, kind: kind, peer: peer, previousState: previousState, alert: nil)
+  }
+}

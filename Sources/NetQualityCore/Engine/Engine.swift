@@ -1,0 +1,200 @@
+/// The engine: packets in, and every tick a snapshot (per-stream windows, per-peer tx/rx levels,
+/// connection states) and the events since the previous tick.
+///
+/// Pure like the analyser inside it: time comes only from the packets and the `tick(at:)` calls,
+/// so a capture replayed gives the same ticks and events every time.
+public struct Engine {
+  public let configuration: EngineConfiguration
+  public private(set) var analyzer: StreamAnalyzer
+  var alerts: AlertEvaluator
+  var peers: [IPAddress: PeerRecord] = [:]
+  var baselines: [StreamBaseline] = []
+  var streamTrackers: [ConnectionTracker?] = []
+  var previousTick: CaptureTime?
+
+  public init(configuration: EngineConfiguration = EngineConfiguration()) {
+    self.configuration = configuration
+    var analyzerConfiguration = configuration.analyzer
+    analyzerConfiguration.localNetworks = configuration.localNetworks
+    analyzer = StreamAnalyzer(configuration: analyzerConfiguration)
+    alerts = AlertEvaluator(rules: configuration.alertRules)
+  }
+
+  /// Feeds one captured frame (see `StreamAnalyzer.ingest`).
+  @inline(__always)
+  public mutating func ingest(
+    frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType, at time: CaptureTime
+  ) {
+    analyzer.ingest(frame: frame, originalLength: originalLength, linkType: linkType, at: time)
+  }
+
+  /// The alerts firing now.
+  public var firingAlerts: [Alert] {
+    alerts.firing.values.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+  }
+
+  public struct TickResult: Sendable {
+    public var snapshot: Snapshot
+    public var events: [EngineEvent]
+  }
+
+  /// Closes the window that ends at `now`.
+  public mutating func tick(at now: CaptureTime) -> TickResult {
+    let interval =
+      previousTick.map { Double(now.nanosecondsSinceEpoch - $0.nanosecondsSinceEpoch) * 1e-9 }
+      ?? configuration.tickIntervalSeconds
+    previousTick = now
+    var windows: [StreamWindow] = []
+    var byPeer: [IPAddress: PeerWindow] = [:]
+    for index in 0..<analyzer.streamCount {
+      let counters = analyzer.counters(ofStream: index)
+      guard counters.isConfirmed,
+        let (window, peer) = streamWindow(index, counters, now: now, interval: interval)
+      else { continue }
+      windows.append(window)
+      byPeer[peer, default: PeerWindow()].add(window, counters: counters)
+    }
+    var events: [EngineEvent] = []
+    var snapshots: [PeerSnapshot] = []
+    for (address, window) in byPeer.sorted(by: { $0.key < $1.key }) {
+      let (snapshot, peerEvents) = updatePeer(address, window, now: now)
+      snapshots.append(snapshot)
+      events += peerEvents
+    }
+    analyzer.startWindows()
+    let active = snapshots.filter { [.connected, .interrupted, .disconnected].contains($0.state) }
+    let snapshot = Snapshot(
+      time: now, intervalSeconds: interval,
+      hostRx: active.reduce(QualityLevel.unknown) { $0.worse($1.rx.level) },
+      hostTx: active.reduce(QualityLevel.unknown) { $0.worse($1.tx.level) },
+      peers: snapshots, streams: windows)
+    events.sort { ($0.time, $0.peer) < ($1.time, $1.peer) }
+    return TickResult(snapshot: snapshot, events: events)
+  }
+
+  /// The window of one stream since the previous tick, and the peer it belongs to (nil for a
+  /// stream between two local or two remote addresses).
+  private mutating func streamWindow(
+    _ index: Int, _ counters: StreamCounters, now: CaptureTime, interval: Double
+  ) -> (StreamWindow, IPAddress)? {
+    let direction = StreamDirection(
+      source: counters.key.sourceAddress, destination: counters.key.destinationAddress,
+      localNetworks: configuration.localNetworks)
+    let peer: IPAddress
+    switch direction {
+    case .rx: peer = counters.key.sourceAddress
+    case .tx: peer = counters.key.destinationAddress
+    case .local, .transit: return nil
+    }
+    while baselines.count <= index {
+      baselines.append(StreamBaseline())
+      streamTrackers.append(nil)
+    }
+    let before = baselines[index]
+    baselines[index] = StreamBaseline(
+      expected: counters.expected, counted: counters.countedPackets, packets: counters.packets,
+      duplicates: counters.duplicates, late: counters.late, payloadBytes: counters.payloadBytes)
+    let expected = counters.expected - before.expected
+    // A late packet may fill a gap counted in an earlier window: the signed change is pooled
+    // (so it refunds that loss), the window shows no less than 0.
+    let lostChange = expected - (counters.countedPackets - before.counted)
+    let lost = max(0, lostChange)
+    var tracker = streamTrackers[index] ?? ConnectionTracker(firstSeen: counters.lastArrival)
+    let activity = max(
+      counters.lastArrival, counters.feedback.lastSenderRTCPTime ?? counters.lastArrival)
+    _ = tracker.advance(
+      to: now, lastActivity: activity, resumedAt: counters.resumedAt,
+      endedAt: counters.feedback.goodbyeTime, timers: configuration.timers)
+    streamTrackers[index] = tracker
+    let roundTrip = counters.feedback.roundTrip.lastSeconds.map { $0 * 1000 }
+    let window = StreamWindow(
+      key: counters.key, direction: direction, packets: counters.packets - before.packets,
+      expected: expected, lost: lost, lostChange: lostChange,
+      lossRatio: expected > 0 ? Double(lost) / Double(expected) : 0,
+      duplicates: counters.duplicates - before.duplicates, late: counters.late - before.late,
+      bitsPerSecond: interval > 0
+        ? Double(counters.payloadBytes - before.payloadBytes) * 8 / interval : 0,
+      jitterMilliseconds: counters.windowMaxJitterSeconds.map { $0 * 1000 },
+      roundTripMilliseconds: roundTrip, packetsTotal: counters.packets,
+      lostTotal: max(0, counters.expected - counters.countedPackets), state: tracker.state)
+    return (window, peer)
+  }
+}
+
+/// A peer's streams in one window, gathered before scoring.
+struct PeerWindow {
+  var rxAudio = (packets: Int64(0), expected: Int64(0), lost: Int64(0))
+  var rxVideo = (packets: Int64(0), expected: Int64(0), lost: Int64(0))
+  var rxJitterMilliseconds: Double?
+  var rxBitsPerSecond = 0.0
+  var rxLastArrival: CaptureTime?
+  var rxResumedAt: CaptureTime?
+  var rxGoodbye: CaptureTime?
+  var rxStreamsEnded = 0
+  var rxStreams = 0
+  var txPackets: Int64 = 0
+  var txLastArrival: CaptureTime?
+  var txPacketsTotal: Int64 = 0
+  var rxPacketsTotal: Int64 = 0
+  var rxLostTotal: Int64 = 0
+  var txVideo = false
+  /// Receiver reports about our streams to the peer: the latest of each.
+  var txFeedback: [(time: CaptureTime, fractionLost: Double, jitterMilliseconds: Double?)] = []
+  var roundTrip: (time: CaptureTime, milliseconds: Double)?
+  var streams = 0
+
+  mutating func add(_ window: StreamWindow, counters: StreamCounters) {
+    streams += 1
+    if let sample = counters.feedback.roundTrip.lastSeconds,
+      let time = counters.feedback.lastReportTime,
+      roundTrip.map({ time > $0.time }) ?? true
+    {
+      roundTrip = (time, sample * 1000)
+    }
+    switch window.direction {
+    case .rx:
+      rxStreams += 1
+      if counters.isVideo {
+        rxVideo.packets += window.packets
+        rxVideo.expected += window.expected
+        rxVideo.lost += window.lostChange
+      } else {
+        rxAudio.packets += window.packets
+        rxAudio.expected += window.expected
+        rxAudio.lost += window.lostChange
+      }
+      if let jitter = window.jitterMilliseconds, window.packets > 0 {
+        rxJitterMilliseconds = max(rxJitterMilliseconds ?? 0, jitter)
+      }
+      rxBitsPerSecond += window.bitsPerSecond
+      rxLastArrival = max(rxLastArrival ?? counters.lastArrival, counters.lastArrival)
+      if window.packets > 0 {
+        rxResumedAt = min(rxResumedAt ?? counters.resumedAt, counters.resumedAt)
+      }
+      rxPacketsTotal += window.packetsTotal
+      rxLostTotal += window.lostTotal
+      if let bye = counters.feedback.goodbyeTime, bye >= counters.lastArrival {
+        rxStreamsEnded += 1
+        rxGoodbye = max(rxGoodbye ?? bye, bye)
+      }
+    default:
+      txPackets += window.packets
+      txPacketsTotal += window.packetsTotal
+      txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)
+      txVideo = txVideo || counters.isVideo
+      if let time = counters.feedback.lastReportTime,
+        let fraction = counters.feedback.lastFractionLost
+      {
+        let jitter = zip(counters.feedback.lastJitterTimestampUnits, counters.clockRateHz).map {
+          Double($0.0) / Double($0.1) * 1000
+        }
+        txFeedback.append((time, fraction, jitter))
+      }
+    }
+  }
+}
+
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+  guard let a, let b else { return nil }
+  return (a, b)
+}

@@ -1,0 +1,20 @@
+/// Something that happened between two ticks, for logs, metrics, dashboards and history.
+public struct EngineEvent: Sendable, Equatable {
+  public enum Kind: String, Sendable, Codable {
+    case connected
+    case interrupted
+    case disconnected
+    case timeout
+    case recovered
+    case ended
+    case alertFiring = "alert_firing"
+    case alertResolved = "alert_resolved"
+  }
+
+  public var time: CaptureTime
+  public var kind: Kind
+  public var peer: String
+  /// For recovered: the state it recovered from.
+  public var previousState: ConnectionState?
+  public var alert: Alert?
+}

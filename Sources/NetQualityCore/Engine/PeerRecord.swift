@@ -1,0 +1,43 @@
+/// What the engine remembers of one peer between ticks.
+struct PeerRecord {
+  var tracker: ConnectionTracker
+  var rxAudio = WindowPool()
+  var rxVideo = WindowPool()
+  var rxDamper = LevelDamper()
+  var txDamper = LevelDamper()
+  var rxPacketsTotal: Int64 = 0
+  var rxLostTotal: Int64 = 0
+  var txPacketsTotal: Int64 = 0
+
+  init(firstSeen: CaptureTime) {
+    tracker = ConnectionTracker(firstSeen: firstSeen)
+  }
+}
+
+/// The last few windows' packets and losses of one kind of media, pooled for scoring.
+struct WindowPool {
+  private var windows: [(packets: Int64, expected: Int64, lost: Int64)] = []
+
+  mutating func push(packets: Int64, expected: Int64, lost: Int64, keep: Int) {
+    windows.append((packets, expected, lost))
+    if windows.count > keep { windows.removeFirst(windows.count - keep) }
+  }
+
+  var packets: Int64 { windows.reduce(0) { $0 + $1.packets } }
+  /// Pooled loss, never below 0 (late packets refund loss counted in an earlier window).
+  var lossRatio: Double {
+    let expected = windows.reduce(0) { $0 + $1.expected }
+    let lost = windows.reduce(0) { $0 + $1.lost }
+    return expected > 0 ? Double(max(0, lost)) / Double(expected) : 0
+  }
+}
+
+/// Cumulative counters of a stream at the previous tick.
+struct StreamBaseline {
+  var expected: Int64 = 0
+  var counted: Int64 = 0
+  var packets: Int64 = 0
+  var duplicates: Int64 = 0
+  var late: Int64 = 0
+  var payloadBytes: Int64 = 0
+}

@@ -1,0 +1,68 @@
+/// One direction of a peer at a tick: its damped level and what produced it.
+public struct DirectionSnapshot: Sendable, Equatable {
+  public var level: QualityLevel
+  /// The level of this window before damping.
+  public var rawLevel: QualityLevel
+  public var inputs: QualityModel.Inputs?
+  public var rating: Double?
+  public var meanOpinionScore: Double?
+  public var oneWayDelayMilliseconds: Double?
+  public var limitedBy: String?
+
+  public static let unknown = DirectionSnapshot(
+    level: .unknown, rawLevel: .unknown, inputs: nil, rating: nil, meanOpinionScore: nil,
+    oneWayDelayMilliseconds: nil, limitedBy: nil)
+}
+
+/// One peer at a tick.
+public struct PeerSnapshot: Sendable, Equatable {
+  /// The remote address (or configured name).
+  public var peer: String
+  public var state: ConnectionState
+  public var stateSince: CaptureTime
+  public var rx: DirectionSnapshot
+  public var tx: DirectionSnapshot
+  public var roundTripMilliseconds: Double?
+  /// Window figures of the streams from the peer.
+  public var rxPackets: Int64
+  public var rxLost: Int64
+  public var rxBitsPerSecond: Double
+  public var txPackets: Int64
+  /// Cumulative figures since the peer was first seen.
+  public var rxPacketsTotal: Int64
+  public var rxLostTotal: Int64
+  public var txPacketsTotal: Int64
+  public var streams: Int
+}
+
+/// The per-window figures of one stream.
+public struct StreamWindow: Sendable, Equatable {
+  public var key: StreamKey
+  public var direction: StreamDirection
+  public var packets: Int64
+  public var expected: Int64
+  public var lost: Int64
+  /// Expected minus received in this window, negative when late packets filled earlier gaps.
+  public var lostChange: Int64
+  public var lossRatio: Double
+  public var duplicates: Int64
+  public var late: Int64
+  public var bitsPerSecond: Double
+  public var jitterMilliseconds: Double?
+  public var roundTripMilliseconds: Double?
+  /// Cumulative since the stream began.
+  public var packetsTotal: Int64
+  public var lostTotal: Int64
+  public var state: ConnectionState
+}
+
+/// What a tick closes: host, peers, streams.
+public struct Snapshot: Sendable, Equatable {
+  public var time: CaptureTime
+  public var intervalSeconds: Double
+  /// The worst current level over active peers, per direction.
+  public var hostRx: QualityLevel
+  public var hostTx: QualityLevel
+  public var peers: [PeerSnapshot]
+  public var streams: [StreamWindow]
+}

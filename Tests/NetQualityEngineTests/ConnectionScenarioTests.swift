@@ -1,0 +1,115 @@
+import NetQualityCore
+import NetQualitySynth
+import XCTest
+
+/// Connection states on whole calls: silences, recovery, timeout, BYE.
+final class ConnectionScenarioTests: XCTestCase {
+  private func firstEvent(_ kind: EngineEvent.Kind, in scenario: Scenario) -> EngineEvent? {
+    scenario.events.first { $0.kind == kind }
+  }
+
+  func testFifteenSecondSilenceInterruptsDisconnectsAndRecovers() throws {
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<20)
+    scenario.call(seconds: 35..<50)
+    let lastBefore = 19.98
+    let interrupted = try XCTUnwrap(firstEvent(.interrupted, in: scenario))
+    XCTAssertEqual(interrupted.time, Scenario.time(lastBefore + 4))
+    let disconnected = try XCTUnwrap(firstEvent(.disconnected, in: scenario))
+    XCTAssertEqual(disconnected.time, Scenario.time(lastBefore + 12))
+    // The tick that reports it comes within one tick of the crossing, with level 6.
+    let tick = try XCTUnwrap(
+      scenario.ticks.first { $0.events.contains { $0.kind == .disconnected } })
+    let delay =
+      Double(tick.snapshot.time.nanosecondsSinceEpoch - disconnected.time.nanosecondsSinceEpoch)
+      * 1e-9
+    XCTAssertLessThanOrEqual(delay, 2)
+    let peer = try XCTUnwrap(tick.snapshot.peers.first)
+    XCTAssertEqual(peer.state, .disconnected)
+    XCTAssertEqual(peer.rx.level, .down)
+    XCTAssertEqual(peer.tx.level, .down)
+    XCTAssertEqual(tick.snapshot.hostRx, .down)
+    let recovered = try XCTUnwrap(firstEvent(.recovered, in: scenario))
+    XCTAssertEqual(recovered.previousState, .disconnected)
+    XCTAssertEqual(recovered.time, Scenario.time(35))
+    XCTAssertNil(firstEvent(.timeout, in: scenario))
+    XCTAssertEqual(scenario.lastPeer?.state, .connected)
+    XCTAssertEqual(scenario.lastPeer?.rx.level, .excellent)
+    // The disconnect alert fired and resolved.
+    let alerts = scenario.events.compactMap(\.alert).filter { $0.rule == "peer_disconnected" }
+    XCTAssertEqual(alerts.map(\.state), [.firing, .resolved])
+  }
+
+  func testSeventyFiveSecondSilenceTimesOut() throws {
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<10)
+    scenario.call(seconds: 85..<90)
+    let timeout = try XCTUnwrap(firstEvent(.timeout, in: scenario))
+    XCTAssertEqual(timeout.time, Scenario.time(9.98 + 60))
+    XCTAssertEqual(firstEvent(.recovered, in: scenario)?.previousState, .timeout)
+    let kinds = scenario.events.filter { $0.alert == nil }.map(\.kind)
+    XCTAssertEqual(kinds, [.connected, .interrupted, .disconnected, .timeout, .recovered])
+  }
+
+  func testRTCPKeepsASilentPeerAlive() throws {
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<10)
+    // Silence suppression: no RTP for 20 s, but the peer's RTCP keeps coming.
+    for second in stride(from: 11.0, to: 30.0, by: 2.5) {
+      let rr = RTCPBuilder.receiverReport(ssrc: 0xAAAA, blocks: [])
+      scenario.feed(
+        PacketBuilder.frame(
+          source: Scenario.remoteRTCP, destination: Scenario.localRTCP, payload: rr), at: second)
+    }
+    scenario.call(seconds: 30..<34)
+    XCTAssertNil(firstEvent(.interrupted, in: scenario))
+    XCTAssertNil(firstEvent(.disconnected, in: scenario))
+    XCTAssertTrue(
+      scenario.ticks.allSatisfy { $0.snapshot.peers.allSatisfy { $0.state == .connected } })
+  }
+
+  func testByeEndsThePeerWithoutAlerts() throws {
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<10)
+    let bye =
+      RTCPBuilder.receiverReport(ssrc: 0xAAAA, blocks: []) + RTCPBuilder.goodbye(ssrc: 0xAAAA)
+    scenario.feed(
+      PacketBuilder.frame(
+        source: Scenario.remoteRTCP, destination: Scenario.localRTCP, payload: bye), at: 10.01)
+    scenario.idle(until: 100)
+    let ended = try XCTUnwrap(firstEvent(.ended, in: scenario))
+    XCTAssertEqual(ended.time, Scenario.time(10.01))
+    XCTAssertEqual(scenario.lastPeer?.state, .ended)
+    XCTAssertNil(firstEvent(.disconnected, in: scenario))
+    XCTAssertTrue(scenario.events.allSatisfy { $0.alert == nil })
+    XCTAssertEqual(scenario.last?.hostRx, .unknown)
+  }
+
+  func testSustainedBadQualityRaisesAndResolvesAnAlert() throws {
+    var scenario = Scenario()
+    let loss = exactRandomLoss(percent: 35)
+    scenario.call(seconds: 0..<40, rxDrop: { $0 >= 500 && $0 < 1000 && loss($0) })
+    let alerts = scenario.events.compactMap(\.alert).filter { $0.rule == "peer_rx_quality_bad" }
+    XCTAssertEqual(alerts.map(\.state), [.firing, .resolved])
+    let firing = try XCTUnwrap(alerts.first)
+    XCTAssertEqual(firing.labels, ["peer": Scenario.peer, "direction": "rx"])
+    XCTAssertEqual(firing.severity, .warning)
+    XCTAssertTrue(firing.summary.contains("rx quality"), firing.summary)
+    XCTAssertEqual(alerts.last?.end.map { $0 > firing.start }, true)
+  }
+
+  func testCustomRuleOnJitter() throws {
+    var scenario = Scenario {
+      $0.alertRules = [
+        AlertRule(
+          name: "jittery", metric: .rxJitterMilliseconds, comparison: .greater, threshold: 10,
+          forTicks: 2, severity: .info)
+      ]
+    }
+    scenario.call(seconds: 0..<20, rxDelay: { $0 % 2 == 0 ? 0.03 : 0 })
+    let alert = try XCTUnwrap(scenario.events.compactMap(\.alert).first)
+    XCTAssertEqual(alert.rule, "jittery")
+    XCTAssertEqual(alert.state, .firing)
+    XCTAssertEqual(scenario.engine.firingAlerts.map(\.rule), ["jittery"])
+  }
+}
