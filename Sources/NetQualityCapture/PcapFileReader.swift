@@ -6,7 +6,7 @@ import NetQualityCore
 public final class PcapFileReader {
   public let path: String
   public let linkType: LinkType
-  private let handle: OpaquePointer
+  let handle: OpaquePointer
 
   /// How reading ended.
   public enum Completion: Equatable, Sendable {

@@ -15,14 +15,20 @@ struct AnalyzeCommand: ParsableCommand {
   )
 
   enum Format: String, ExpressibleByArgument, CaseIterable {
-    case table, json
+    case table, json, jsonl
   }
 
   @Argument(help: "The capture file (pcap or pcapng).")
   var file: String
 
-  @Option(help: "Output format: table or json.")
+  @Option(help: "Output format: table or json (streams); table or jsonl (--timeline).")
   var format: Format = .table
+
+  @Flag(help: "Replay the capture through the 2 s scorer: tx/rx levels, states, events, alerts.")
+  var timeline = false
+
+  @Option(help: "Tick interval of --timeline, seconds.")
+  var interval = 2.0
 
   @Option(
     name: .customLong("local"),
@@ -40,25 +46,66 @@ struct AnalyzeCommand: ParsableCommand {
       }
       prefixes.append(prefix)
     }
-    let reader: PcapFileReader
+    if timeline {
+      guard format != .json else {
+        throw fail("--timeline writes table or jsonl, not json", code: 2)
+      }
+      guard interval > 0 else { throw fail("--interval must be positive", code: 2) }
+      try runTimeline(localNetworks: prefixes)
+      return
+    }
+    guard format != .jsonl else {
+      throw fail("jsonl is the --timeline format; use table or json", code: 2)
+    }
+    let reader = try open()
+    var analyzer = StreamAnalyzer(configuration: .init(localNetworks: prefixes))
+    let completion = reader.feed(&analyzer)
+    let readError = warnIfStoppedEarly(completion)
+    let report = analyzer.report()
+    if format == .json {
+      print(try AnalysisJSON.render(report, file: file, readError: readError))
+    } else {
+      print(AnalysisTable.render(report, file: file, readError: readError), terminator: "")
+    }
+  }
+
+  private func open() throws -> PcapFileReader {
     do {
-      reader = try PcapFileReader(path: file)
+      return try PcapFileReader(path: file)
     } catch {
       throw fail(error.description)
     }
-    var analyzer = StreamAnalyzer(configuration: .init(localNetworks: prefixes))
-    let completion = reader.feed(&analyzer)
-    var readError: String?
-    if case .stoppedEarly(let reason) = completion {
-      readError = reason
-      warn("\(file): reading stopped early, results cover the packets before it: \(reason)")
+  }
+
+  private func warnIfStoppedEarly(_ completion: PcapFileReader.Completion) -> String? {
+    guard case .stoppedEarly(let reason) = completion else { return nil }
+    warn("\(file): reading stopped early, results cover the packets before it: \(reason)")
+    return reason
+  }
+
+  /// Two passes when no --local is given: one to find the local side, one to score.
+  private func runTimeline(localNetworks: [NetworkPrefix]) throws {
+    var configuration = EngineConfiguration()
+    configuration.tickIntervalSeconds = interval
+    configuration.localNetworks = localNetworks
+    if localNetworks.isEmpty {
+      var analyzer = StreamAnalyzer()
+      _ = try open().feed(&analyzer)
+      guard let guess = LocalInference.guess(analyzer.report()) else {
+        throw fail("\(file): no RTP streams, so no timeline")
+      }
+      configuration.localNetworks = [NetworkPrefix(guess.address.description)].compactMap { $0 }
+      warn(
+        "no --local given: taking \(guess.address) as local (in \(guess.streams) of "
+          + "\(guess.of) streams); streams from it are tx, to it rx")
     }
-    let report = analyzer.report()
-    switch format {
-    case .table:
-      print(AnalysisTable.render(report, file: file, readError: readError), terminator: "")
-    case .json:
-      print(try AnalysisJSON.render(report, file: file, readError: readError))
+    var engine = Engine(configuration: configuration)
+    var schedule = TickSchedule(intervalSeconds: interval)
+    if format == .table { print(TimelineTable.header) }
+    let completion = try open().replay(into: &engine, schedule: &schedule) { result in
+      let lines = format == .jsonl ? TimelineJSON.lines(result) : TimelineTable.lines(result)
+      for line in lines { print(line) }
     }
+    _ = warnIfStoppedEarly(completion)
   }
 }

@@ -127,3 +127,59 @@ final class CommandLineTests: XCTestCase {
     XCTAssertTrue(lines.last?.hasPrefix("capture: 100 packets") ?? false)
   }
 }
+
+extension CommandLineTests {
+  func testTimelineWritesTickAndEventLines() throws {
+    let path = directory.appendingPathComponent("timeline.pcap").path
+    XCTAssertEqual(
+      try run(["generate", "-o", path, "--streams", "2", "--packets", "1000", "--loss", "10"])
+        .status, 0)
+    let result = try run([
+      "analyze", path, "--timeline", "--format", "jsonl", "--local", "10.10.0.0/16",
+    ])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    let lines = try result.standardOutput.split(separator: "\n").map {
+      try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+    let ticks = lines.filter { $0["type"] as? String == "tick" }
+    let events = lines.filter { $0["type"] as? String == "event" }
+    // 500 packets a stream at 50/s from an even second: ticks at 2, 4, 6, 8 and the closing 10.
+    XCTAssertEqual(ticks.count, 5)
+    XCTAssertEqual(events.first?["kind"] as? String, "connected")
+    // Random 10 % loss may dip into bad for a while: any other event is an alert about it.
+    XCTAssertTrue(
+      events.dropFirst().allSatisfy { ($0["kind"] as? String)?.hasPrefix("alert_") ?? false })
+    let host = try XCTUnwrap(ticks.last?["host"] as? [String: Any])
+    XCTAssertNotNil(host["tx_quality"] as? Int)
+    let peer = try XCTUnwrap((ticks[3]["peers"] as? [[String: Any]])?.first)
+    XCTAssertEqual(peer["peer"] as? String, "10.20.0.1")
+    XCTAssertEqual(peer["state"] as? String, "connected")
+    for key in [
+      "tx_quality", "rx_quality", "rx_loss_ratio", "rx_jitter_ms", "tx_loss_ratio", "rtt_ms", "mos",
+    ] {
+      XCTAssertTrue(peer.keys.contains(key), key)
+    }
+    // 10 % loss drawn at random: poor by the documented model (R about 65), rarely good or bad.
+    XCTAssertTrue(
+      [2, 3, 4].contains(peer["rx_quality"] as? Int ?? 0), "\(peer["rx_quality"] ?? "nil")")
+    let explained = try XCTUnwrap(peer["rx"] as? [String: Any])
+    XCTAssertNotNil(explained["r_factor"] as? Double)
+    XCTAssertEqual(explained["limited_by"] as? String, "loss_delay")
+  }
+
+  func testTimelineTableAndFormatErrors() throws {
+    let path = directory.appendingPathComponent("t.pcap").path
+    XCTAssertEqual(
+      try run(["generate", "-o", path, "--streams", "2", "--packets", "400"]).status, 0)
+    let table = try run(["analyze", path, "--timeline"])
+    XCTAssertEqual(table.status, 0)
+    XCTAssertTrue(table.standardOutput.hasPrefix("TIME "))
+    XCTAssertTrue(
+      table.standardOutput.contains("10.20.0.1        connected    excellent"), table.standardOutput
+    )
+    // Without --local the busiest address is taken as local, and said so.
+    XCTAssertTrue(table.standardError.contains("taking 10.10.0.1 as local"), table.standardError)
+    XCTAssertEqual(try run(["analyze", path, "--timeline", "--format", "json"]).status, 2)
+    XCTAssertEqual(try run(["analyze", path, "--format", "jsonl"]).status, 2)
+  }
+}

@@ -5,8 +5,9 @@ extension Engine {
   ) -> (PeerSnapshot, [EngineEvent]) {
     let name = address.description
     let model = configuration.quality
-    var record =
-      peers[address] ?? PeerRecord(firstSeen: window.rxLastArrival ?? window.txLastArrival ?? now)
+    // First seen: the first packet from the peer (or, for a silent peer, our last to it).
+    let firstSeen = window.rxResumedAt ?? window.rxLastArrival ?? window.txLastArrival ?? now
+    var record = peers[address] ?? PeerRecord(firstSeen: firstSeen)
     var events: [EngineEvent] = []
 
     // Liveness: anything the peer sent, RTP or RTCP. A peer that never sent anything (a

@@ -1,0 +1,86 @@
+/// A JSON value written with its keys in the order given: timeline lines read left to right
+/// (`type`, `time`, then the rest), which Foundation's encoder does not promise.
+public indirect enum JSONValue: Sendable, Equatable {
+  case object([(String, JSONValue)])
+  case array([JSONValue])
+  case string(String)
+  case number(Double)
+  case integer(Int64)
+  case bool(Bool)
+  case null
+
+  public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.text == rhs.text }
+
+  public static func optional(_ value: Double?) -> JSONValue {
+    value.map(JSONValue.number) ?? .null
+  }
+  public static func optional(_ value: String?) -> JSONValue {
+    value.map(JSONValue.string) ?? .null
+  }
+
+  /// Compact JSON text (RFC 8259).
+  public var text: String {
+    var output = ""
+    write(to: &output)
+    return output
+  }
+
+  func write(to output: inout String) {
+    switch self {
+    case .object(let members):
+      output += "{"
+      for (index, (key, value)) in members.enumerated() {
+        if index > 0 { output += "," }
+        Self.writeString(key, to: &output)
+        output += ":"
+        value.write(to: &output)
+      }
+      output += "}"
+    case .array(let values):
+      output += "["
+      for (index, value) in values.enumerated() {
+        if index > 0 { output += "," }
+        value.write(to: &output)
+      }
+      output += "]"
+    case .string(let string):
+      Self.writeString(string, to: &output)
+    case .number(let number):
+      // JSON has no NaN or infinity.
+      guard number.isFinite else {
+        output += "null"
+        return
+      }
+      if number == number.rounded(), abs(number) < 1e15 {
+        output += String(Int64(number))
+      } else {
+        output += String(number)
+      }
+    case .integer(let integer):
+      output += String(integer)
+    case .bool(let bool):
+      output += bool ? "true" : "false"
+    case .null:
+      output += "null"
+    }
+  }
+
+  /// RFC 8259 section 7: quote, backslash and control characters escaped.
+  static func writeString(_ string: String, to output: inout String) {
+    output += "\""
+    for scalar in string.unicodeScalars {
+      switch scalar {
+      case "\"": output += "\\\""
+      case "\\": output += "\\\\"
+      case "\n": output += "\\n"
+      case "\r": output += "\\r"
+      case "\t": output += "\\t"
+      case _ where scalar.value < 0x20:
+        let hex = String(scalar.value, radix: 16)
+        output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: output.unicodeScalars.append(scalar)
+      }
+    }
+    output += "\""
+  }
+}

@@ -1,0 +1,100 @@
+import NetQualityCore
+
+/// JSON lines of the timeline: one `{"type":"tick",...}` per tick and one `{"type":"event",...}`
+/// per event, times in Unix seconds.
+public enum TimelineJSON {
+  public static func lines(_ result: Engine.TickResult) -> [String] {
+    result.events.map { event($0).text } + [tick(result.snapshot).text]
+  }
+
+  public static func tick(_ snapshot: Snapshot) -> JSONValue {
+    .object([
+      ("type", .string("tick")),
+      ("time", .number(snapshot.time.secondsSinceEpoch)),
+      ("interval_s", .number(snapshot.intervalSeconds)),
+      (
+        "host",
+        .object([
+          ("tx_quality", .integer(Int64(snapshot.hostTx.rawValue))),
+          ("rx_quality", .integer(Int64(snapshot.hostRx.rawValue))),
+        ])
+      ),
+      ("peers", .array(snapshot.peers.map(peer))),
+    ])
+  }
+
+  static func peer(_ peer: PeerSnapshot) -> JSONValue {
+    let mosValues = [peer.rx.meanOpinionScore, peer.tx.meanOpinionScore].compactMap { $0 }
+    return .object([
+      ("peer", .string(peer.peer)),
+      ("state", .string(peer.state.rawValue)),
+      ("state_since", .number(peer.stateSince.secondsSinceEpoch)),
+      ("tx_quality", .integer(Int64(peer.tx.level.rawValue))),
+      ("rx_quality", .integer(Int64(peer.rx.level.rawValue))),
+      ("tx_quality_name", .string(peer.tx.level.name)),
+      ("rx_quality_name", .string(peer.rx.level.name)),
+      ("rx_loss_ratio", .optional(peer.rx.inputs?.lossRatio)),
+      ("rx_jitter_ms", .optional(peer.rx.inputs?.jitterMilliseconds)),
+      ("tx_loss_ratio", .optional(peer.tx.inputs?.lossRatio)),
+      ("tx_jitter_ms", .optional(peer.tx.inputs?.jitterMilliseconds)),
+      ("rtt_ms", .optional(peer.roundTripMilliseconds)),
+      // The lower of the two directions: what the call sounds like at its worse end.
+      ("mos", .optional(mosValues.min())),
+      ("rx_packets", .integer(peer.rxPackets)),
+      ("rx_lost", .integer(peer.rxLost)),
+      ("rx_bitrate_bps", .number(peer.rxBitsPerSecond)),
+      ("tx_packets", .integer(peer.txPackets)),
+      ("rx_packets_total", .integer(peer.rxPacketsTotal)),
+      ("rx_lost_total", .integer(peer.rxLostTotal)),
+      ("tx_packets_total", .integer(peer.txPacketsTotal)),
+      ("streams", .integer(Int64(peer.streams))),
+      ("rx", direction(peer.rx)),
+      ("tx", direction(peer.tx)),
+    ])
+  }
+
+  /// What produced a level: the inputs, R, MOS, the delay used and what limited it.
+  static func direction(_ direction: DirectionSnapshot) -> JSONValue {
+    .object([
+      ("level", .integer(Int64(direction.level.rawValue))),
+      ("raw_level", .integer(Int64(direction.rawLevel.rawValue))),
+      ("packets", direction.inputs.map { .integer($0.packets) } ?? .null),
+      ("loss_ratio", .optional(direction.inputs?.lossRatio)),
+      ("jitter_ms", .optional(direction.inputs?.jitterMilliseconds)),
+      ("rtt_ms", .optional(direction.inputs?.roundTripMilliseconds)),
+      ("video", direction.inputs.map { .bool($0.isVideo) } ?? .null),
+      ("one_way_delay_ms", .optional(direction.oneWayDelayMilliseconds)),
+      ("r_factor", .optional(direction.rating)),
+      ("mos", .optional(direction.meanOpinionScore)),
+      ("limited_by", .optional(direction.limitedBy)),
+    ])
+  }
+
+  public static func event(_ event: EngineEvent) -> JSONValue {
+    var members: [(String, JSONValue)] = [
+      ("type", .string("event")),
+      ("time", .number(event.time.secondsSinceEpoch)),
+      ("kind", .string(event.kind.rawValue)),
+      ("peer", .string(event.peer)),
+    ]
+    if let previous = event.previousState { members.append(("from", .string(previous.rawValue))) }
+    if let alert = event.alert { members.append(("alert", Self.alert(alert))) }
+    return .object(members)
+  }
+
+  public static func alert(_ alert: Alert) -> JSONValue {
+    .object([
+      ("id", .string(alert.id)),
+      ("rule", .string(alert.rule)),
+      ("severity", .string(alert.severity.rawValue)),
+      (
+        "labels",
+        .object(alert.labels.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+      ),
+      ("state", .string(alert.state.rawValue)),
+      ("start", .number(alert.start.secondsSinceEpoch)),
+      ("end", .optional(alert.end?.secondsSinceEpoch)),
+      ("summary", .string(alert.summary)),
+    ])
+  }
+}

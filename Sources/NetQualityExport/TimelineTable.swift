@@ -1,0 +1,50 @@
+import NetQualityCore
+
+/// The timeline as an engineer reads it: one line per tick per peer, events in between.
+public enum TimelineTable {
+  public static let header =
+    "TIME                      PEER             STATE         RX          TX          "
+    + "MOS  RX LOSS  RX JITTER  TX LOSS  RTT"
+
+  public static func lines(_ result: Engine.TickResult) -> [String] {
+    var lines = result.events.map(event)
+    let time = TimeText.rfc3339(result.snapshot.time)
+    for peer in result.snapshot.peers {
+      let mos = [peer.rx.meanOpinionScore, peer.tx.meanOpinionScore].compactMap { $0 }.min()
+      lines.append(
+        [
+          pad(time, 25), pad(peer.peer, 16), pad(peer.state.rawValue, 12),
+          pad(peer.rx.level.name, 10), pad(peer.tx.level.name, 10),
+          right(mos.map { DecimalText.fixed($0, places: 2) } ?? "-", 4),
+          right(percent(peer.rx.inputs?.lossRatio), 7),
+          right(
+            peer.rx.inputs.map { DecimalText.fixed($0.jitterMilliseconds, places: 1) + " ms" }
+              ?? "-", 9),
+          right(percent(peer.tx.inputs?.lossRatio), 7),
+          peer.roundTripMilliseconds.map { DecimalText.fixed($0, places: 1) + " ms" } ?? "-",
+        ].joined(separator: " "))
+    }
+    if result.snapshot.peers.isEmpty { lines.append("\(pad(time, 25)) (no RTP peers)") }
+    return lines
+  }
+
+  static func event(_ event: EngineEvent) -> String {
+    var text =
+      "\(pad(TimeText.rfc3339(event.time), 25)) \(pad(event.peer, 16)) ** \(event.kind.rawValue)"
+    if let previous = event.previousState { text += " (was \(previous.rawValue))" }
+    if let alert = event.alert { text += " [\(alert.severity.rawValue)] \(alert.summary)" }
+    return text
+  }
+
+  static func percent(_ ratio: Double?) -> String {
+    ratio.map { DecimalText.fixed($0 * 100, places: 1) + "%" } ?? "-"
+  }
+
+  static func pad(_ text: String, _ width: Int) -> String {
+    text + String(repeating: " ", count: max(0, width - text.count))
+  }
+
+  static func right(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - text.count)) + text
+  }
+}
