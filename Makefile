@@ -11,14 +11,15 @@ run:
 		--loss 2 --duplicate 0.5 --reorder 1 --jitter 8 --seed 7
 	.build/release/netquality analyze $(SAMPLE) --local 10.10.0.0/16
 
-# Everything CI runs: unit and end-to-end tests, formatting, the no-allocation check and a
-# bounded fuzzing run.
+# Everything CI runs: unit tests, formatting, the no-allocation check, end to end on real RTP
+# between network namespaces (as root; skipped otherwise) and a bounded fuzzing run.
 test:
 	@scripts/bootstrap.sh
 	swift build --build-tests
 	swift test --disable-swift-testing
 	$(MAKE) lint
 	scripts/check-allocations.sh
+	tests/e2e/real-traffic.sh
 	scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
 lint:
