@@ -8,7 +8,7 @@ public enum TimelineTable {
 
   public static func lines(_ result: Engine.TickResult) -> [String] {
     var lines = result.events.map(event)
-    let time = TimeText.rfc3339(result.snapshot.time)
+    let time = result.snapshot.time.rfc3339
     for peer in result.snapshot.peers {
       let mos = [peer.rx.meanOpinionScore, peer.tx.meanOpinionScore].compactMap { $0 }.min()
       lines.append(
@@ -30,7 +30,7 @@ public enum TimelineTable {
 
   static func event(_ event: EngineEvent) -> String {
     var text =
-      "\(pad(TimeText.rfc3339(event.time), 25)) \(pad(event.peer, 16)) ** \(event.kind.rawValue)"
+      "\(pad(event.time.rfc3339, 25)) \(pad(event.peer, 16)) ** \(event.kind.rawValue)"
     if let previous = event.previousState { text += " (was \(previous.rawValue))" }
     if let alert = event.alert { text += " [\(alert.severity.rawValue)] \(alert.summary)" }
     return text

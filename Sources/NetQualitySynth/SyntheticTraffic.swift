@@ -13,6 +13,8 @@ public struct SyntheticTraffic: Sendable {
   public var jitterMilliseconds: Double
   /// Emit an SR per stream and an RR about it every this many packets (0: no RTCP).
   public var rtcpEveryPackets: Int
+  /// A network outage: nothing (RTP or RTCP) gets through from `start` for `seconds`.
+  public var outage: (start: Double, seconds: Double)?
   public var seed: UInt64
   /// Start of the capture.
   public var start: CaptureTime
@@ -35,6 +37,12 @@ public struct SyntheticTraffic: Sendable {
     self.rtcpEveryPackets = rtcpEveryPackets
     self.seed = seed
     self.start = start
+  }
+
+  private func inOutage(slot: Int) -> Bool {
+    guard let outage else { return false }
+    let second = Double(slot) * Double(Self.packetInterval) * 1e-9
+    return second >= outage.start && second < outage.start + outage.seconds
   }
 
   /// Endpoints of stream `index`: calls between 10.10.x.y and 10.20.x.y (documentation-free
@@ -77,7 +85,7 @@ public struct SyntheticTraffic: Sendable {
           ssrc: Self.ssrc(of: stream))
         let frame = PacketBuilder.frame(source: source, destination: destination, payload: rtp)
         var toSend: [[UInt8]] = []
-        if random.chance(percent: lossPercent) {
+        if random.chance(percent: lossPercent) || inOutage(slot: slot) {
           // Dropped on the way: nothing to capture.
           lostSinceReport[stream] += 1
           lostTotal[stream] += 1
@@ -95,6 +103,7 @@ public struct SyntheticTraffic: Sendable {
           emit(packet, time)
           emitted += 1
         }
+        if inOutage(slot: slot) { continue }
         if rtcpEveryPackets > 0 && slot > 0 && slot % rtcpEveryPackets == 0 {
           emitSenderReport(stream: stream, slot: slot, at: time, emit: emit)
         }

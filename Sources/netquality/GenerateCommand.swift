@@ -35,6 +35,12 @@ struct GenerateCommand: ParsableCommand {
   @Option(help: "Seed of the pseudo-random impairments.")
   var seed: UInt64 = 1
 
+  @Option(
+    help: ArgumentHelp(
+      "A network outage: nothing gets through from START seconds for SECONDS.",
+      valueName: "START:SECONDS"))
+  var outage: String?
+
   func run() throws {
     guard streams > 0, packets > 0 else {
       throw fail("--streams and --packets must be positive", code: 2)
@@ -43,15 +49,24 @@ struct GenerateCommand: ParsableCommand {
     where !(0...100).contains(value) {
       throw fail("--\(name) \(value): a percentage must be between 0 and 100", code: 2)
     }
+    var outageWindow: (start: Double, seconds: Double)?
+    if let outage {
+      let parts = outage.split(separator: ":").compactMap { Double($0) }
+      guard parts.count == 2, parts[0] >= 0, parts[1] > 0 else {
+        throw fail("--outage \(outage): expected START:SECONDS, e.g. 10:15", code: 2)
+      }
+      outageWindow = (parts[0], parts[1])
+    }
     guard FileManager.default.createFile(atPath: output, contents: nil),
       let handle = FileHandle(forWritingAtPath: output)
     else {
       throw fail("cannot create \(output): \(String(cString: strerror(errno)))")
     }
     defer { try? handle.close() }
-    let traffic = SyntheticTraffic(
+    var traffic = SyntheticTraffic(
       streams: streams, totalPackets: packets, lossPercent: loss, duplicatePercent: duplicate,
       reorderPercent: reorder, jitterMilliseconds: jitter, seed: seed)
+    traffic.outage = outageWindow
     var writer = PcapWriter()
     var writeError: Error?
     traffic.generate { frame, time in

@@ -8,6 +8,9 @@ public struct StreamCounters: Sendable {
   public var expected: Int64
   /// Packets that filled an expected slot: expected - counted is the loss so far.
   public var countedPackets: Int64
+  /// Of the loss, the packets that went missing across silences of a second or more (outages,
+  /// which the connection state reports).
+  public var silenceLoss: Int64
   public var duplicates: Int64
   public var late: Int64
   public var payloadBytes: Int64
@@ -42,6 +45,7 @@ extension StreamAnalyzer {
       packets: stream.packets,
       expected: stream.sequence.expected,
       countedPackets: stream.sequence.countedPackets,
+      silenceLoss: stream.silenceLoss,
       duplicates: stream.sequence.duplicates,
       late: stream.sequence.latePackets,
       payloadBytes: stream.payloadBytes,

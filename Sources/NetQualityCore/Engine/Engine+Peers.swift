@@ -22,6 +22,7 @@ extension Engine {
       timers: configuration.timers)
     {
       events.append(event(transition, peer: name, at: time))
+      if case .recovered = transition { record.recoveredAt = time }
     }
 
     // rx: what we measured on the peer's streams, pooled over the scoring windows.
@@ -54,9 +55,13 @@ extension Engine {
       }
     }
 
-    // tx: what the peer reported about our streams (RFC 3550 receiver reports), while fresh.
-    let fresh = window.txFeedback.filter {
-      seconds(from: $0.time, to: now) <= model.feedbackStaleSeconds
+    // tx: what the peer reported about our streams (RFC 3550 receiver reports), while fresh,
+    // and not a report whose interval began before the last recovery: its fraction lost spans
+    // the outage, which the connection state already told.
+    let fresh = window.txFeedback.filter { report in
+      guard seconds(from: report.time, to: now) <= model.feedbackStaleSeconds else { return false }
+      guard let recovered = record.recoveredAt else { return true }
+      return (report.since ?? report.time) >= recovered
     }
     var txRaw = QualityModel.Score(
       level: .unknown, rating: nil, meanOpinionScore: nil, oneWayDelayMilliseconds: nil,
@@ -77,8 +82,8 @@ extension Engine {
     switch state {
     case .disconnected, .timeout:
       // No traffic for the disconnect interval: down, whatever the last windows said.
-      rx.level = .down
-      tx.level = .down
+      rx = .down
+      tx = .down
     case .ended:
       rx = .unknown
       tx = .unknown
@@ -163,7 +168,7 @@ extension Engine {
   static func summary(_ rule: AlertRule, value: Double, peer: PeerSnapshot) -> String {
     switch rule.metric {
     case .connectionState:
-      return "peer \(peer.peer) \(peer.state.rawValue) since \(peer.stateSince.secondsSinceEpoch)"
+      return "peer \(peer.peer) \(peer.state.rawValue) since \(peer.stateSince.rfc3339)"
     case .rxQuality, .txQuality:
       let direction = rule.metric == .rxQuality ? peer.rx : peer.tx
       let name = QualityLevel(rawValue: Int(value))?.name ?? "\(value)"

@@ -92,9 +92,13 @@ public struct Engine {
     }
     let before = baselines[index]
     baselines[index] = StreamBaseline(
-      expected: counters.expected, counted: counters.countedPackets, packets: counters.packets,
+      expected: counters.expected, counted: counters.countedPackets,
+      silenceLoss: counters.silenceLoss, packets: counters.packets,
       duplicates: counters.duplicates, late: counters.late, payloadBytes: counters.payloadBytes)
-    let expected = counters.expected - before.expected
+    // Packets lost across an outage are the outage's, reported as a connection state: they
+    // neither count as expected nor as lost in the window after it.
+    let outage = counters.silenceLoss - before.silenceLoss
+    let expected = counters.expected - before.expected - outage
     // A late packet may fill a gap counted in an earlier window: the signed change is pooled
     // (so it refunds that loss), the window shows no less than 0.
     let lostChange = expected - (counters.countedPackets - before.counted)
@@ -139,7 +143,9 @@ struct PeerWindow {
   var rxLostTotal: Int64 = 0
   var txVideo = false
   /// Receiver reports about our streams to the peer: the latest of each.
-  var txFeedback: [(time: CaptureTime, fractionLost: Double, jitterMilliseconds: Double?)] = []
+  var txFeedback:
+    [(time: CaptureTime, since: CaptureTime?, fractionLost: Double, jitterMilliseconds: Double?)] =
+      []
   var roundTrip: (time: CaptureTime, milliseconds: Double)?
   var streams = 0
 
@@ -188,7 +194,7 @@ struct PeerWindow {
         let jitter = zip(counters.feedback.lastJitterTimestampUnits, counters.clockRateHz).map {
           Double($0.0) / Double($0.1) * 1000
         }
-        txFeedback.append((time, fraction, jitter))
+        txFeedback.append((time, counters.feedback.previousReportTime, fraction, jitter))
       }
     }
   }

@@ -8,6 +8,9 @@ struct PeerRecord {
   var rxPacketsTotal: Int64 = 0
   var rxLostTotal: Int64 = 0
   var txPacketsTotal: Int64 = 0
+  /// When the peer last recovered from an outage: receiver reports soon after it describe the
+  /// outage, not the path now.
+  var recoveredAt: CaptureTime?
 
   init(firstSeen: CaptureTime) {
     tracker = ConnectionTracker(firstSeen: firstSeen)
@@ -36,6 +39,7 @@ struct WindowPool {
 struct StreamBaseline {
   var expected: Int64 = 0
   var counted: Int64 = 0
+  var silenceLoss: Int64 = 0
   var packets: Int64 = 0
   var duplicates: Int64 = 0
   var late: Int64 = 0

@@ -12,6 +12,11 @@ public struct DirectionSnapshot: Sendable, Equatable {
   public static let unknown = DirectionSnapshot(
     level: .unknown, rawLevel: .unknown, inputs: nil, rating: nil, meanOpinionScore: nil,
     oneWayDelayMilliseconds: nil, limitedBy: nil)
+
+  /// Disconnected: nothing to score, and the level says so.
+  public static let down = DirectionSnapshot(
+    level: .down, rawLevel: .down, inputs: nil, rating: nil, meanOpinionScore: nil,
+    oneWayDelayMilliseconds: nil, limitedBy: "disconnected")
 }
 
 /// One peer at a tick.

@@ -11,6 +11,9 @@ struct RTPStream {
   var maxGapNanoseconds: Int64 = 0
   /// The arrival that ended the latest silence of a second or more: when traffic resumed.
   var resumedAtNanoseconds: Int64 = 0
+  /// Packets lost across silences (the sequence jump at each resume): an outage's loss, which
+  /// the scoring leaves to the connection state instead of charging it to the window after.
+  var silenceLoss: Int64 = 0
   /// Payload types seen, one bit each (0...127).
   var payloadTypesLow: UInt64 = 0
   var payloadTypesHigh: UInt64 = 0
@@ -99,25 +102,44 @@ struct RTPStream {
   mutating func recordArrival(
     _ header: RTPHeader, arrivalNanoseconds: Int64, wireBytes frameBytes: Int, truncated: Bool
   ) -> SequenceTracker.Outcome {
+    var resuming = false
     if packets == 0 {
       firstArrivalNanoseconds = arrivalNanoseconds
       resumedAtNanoseconds = arrivalNanoseconds
     } else {
       let gap = arrivalNanoseconds &- lastArrivalNanoseconds
       if gap > maxGapNanoseconds { maxGapNanoseconds = gap }
-      if gap >= Self.silenceNanoseconds { resumedAtNanoseconds = arrivalNanoseconds }
+      if gap >= Self.silenceNanoseconds {
+        resumedAtNanoseconds = arrivalNanoseconds
+        resuming = true
+      }
     }
     lastArrivalNanoseconds = arrivalNanoseconds
-    packets &+= 1
-    payloadBytes &+= Int64(header.payloadLength)
     wireBytes &+= Int64(frameBytes)
     if truncated { truncatedPackets &+= 1 }
+    countArrival(header)
+    if resuming { return recordResume(header) }
+    return sequence.record(header.sequenceNumber)
+  }
+
+  @inline(__always)
+  private mutating func countArrival(_ header: RTPHeader) {
+    packets &+= 1
+    payloadBytes &+= Int64(header.payloadLength)
     if header.payloadType < 64 {
       payloadTypesLow |= 1 << UInt64(header.payloadType)
     } else {
       payloadTypesHigh |= 1 << UInt64(header.payloadType - 64)
     }
-    return sequence.record(header.sequenceNumber)
+  }
+
+  /// Sequence accounting of the first packet after a silence, remembering the sequence jump it
+  /// makes as silence loss.
+  private mutating func recordResume(_ header: RTPHeader) -> SequenceTracker.Outcome {
+    let expectedBefore = sequence.expected
+    let outcome = sequence.record(header.sequenceNumber)
+    if outcome == .inOrder { silenceLoss += max(0, sequence.expected - expectedBefore - 1) }
+    return outcome
   }
 
   var payloadTypes: [Int] {

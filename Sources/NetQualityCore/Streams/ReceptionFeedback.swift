@@ -7,6 +7,8 @@ public struct ReceptionFeedback: Sendable {
   public var reportBlocks = 0
   /// When the last report block about the stream arrived (for staleness).
   public var lastReportTime: CaptureTime?
+  /// When the one before it arrived: the last report's fraction lost covers the time between.
+  public var previousReportTime: CaptureTime?
   /// When the stream's sender last sent RTCP (an SR or SDES from it keeps the stream alive
   /// through silence suppression).
   public var lastSenderRTCPTime: CaptureTime?
@@ -31,6 +33,7 @@ public struct ReceptionFeedback: Sendable {
 
   mutating func record(_ block: RTCPReportBlock, at time: CaptureTime) {
     reportBlocks += 1
+    previousReportTime = lastReportTime
     lastReportTime = time
     // RFC 3550 section 6.4.1: fraction lost is an 8-bit fixed-point number, binary point at the
     // left edge.
