@@ -11,6 +11,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
   ],
   targets: [
     // libpcap from the system (Debian: libpcap-dev).
@@ -25,12 +26,18 @@ let package = Package(
     .target(name: "NetQualityCapture", dependencies: ["CPcap", "NetQualityCore"]),
     // Synthetic traffic: frame builders, pcap writer, scenario generator.
     .target(name: "NetQualitySynth", dependencies: ["NetQualityCore"]),
+    // The agent's YAML configuration: defaults, validation with line numbers.
+    .target(
+      name: "NetQualityConfig",
+      dependencies: ["NetQualityCore", .product(name: "Yams", package: "Yams")]
+    ),
     // Rendering of engine results for people and programs.
     .target(name: "NetQualityExport", dependencies: ["NetQualityCore"]),
     .executableTarget(
       name: "netquality",
       dependencies: [
         "NetQualityCore", "NetQualityCapture", "NetQualitySynth", "NetQualityExport",
+        "NetQualityConfig",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -44,6 +51,8 @@ let package = Package(
     ),
     .testTarget(
       name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore"]),
+    .testTarget(
+      name: "NetQualityConfigTests", dependencies: ["NetQualityConfig", "NetQualityCore"]),
     // Runs the built `netquality` binary as a user would.
     .testTarget(name: "NetQualityCLITests", dependencies: ["netquality"]),
   ]

@@ -6,6 +6,6 @@ struct NetQualityCommand: ParsableCommand {
     commandName: "netquality",
     abstract: "Network quality of RTP media: per-stream loss, jitter and round trip from the wire.",
     version: "0.1.0",
-    subcommands: [AnalyzeCommand.self, GenerateCommand.self]
+    subcommands: [AnalyzeCommand.self, GenerateCommand.self, CheckConfigCommand.self]
   )
 }

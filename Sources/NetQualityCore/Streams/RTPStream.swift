@@ -99,6 +99,7 @@ struct RTPStream {
   }
 
   @inline(__always)
+  @discardableResult
   mutating func recordArrival(
     _ header: RTPHeader, arrivalNanoseconds: Int64, wireBytes frameBytes: Int, truncated: Bool
   ) -> SequenceTracker.Outcome {

@@ -1,0 +1,43 @@
+import NetQualityCore
+
+/// Everything `netquality run` can be told, with the defaults `config/netquality.yaml`
+/// documents. Built by `ConfigurationLoader` from YAML; `init()` is the built-in defaults.
+public struct AgentConfiguration: Sendable {
+  /// Interfaces to capture on; empty means every interface that is up and not loopback.
+  public var interfaces: [String] = []
+  /// BPF filter of the captures.
+  public var bpfFilter = "udp"
+  /// Bytes captured per packet: headers are all the engine needs, but SDP in SIP needs more.
+  public var snapLength = 262_144
+  /// Kernel capture buffer per interface, MiB.
+  public var bufferMegabytes = 16
+  /// Addresses of this host; empty means the addresses of the capture interfaces.
+  public var localNetworks: [NetworkPrefix] = []
+  /// Named groups of remote addresses: a peer is its group's name.
+  public var peerGroups: [PeerGroup] = []
+  public var engine = EngineConfiguration()
+  /// Where the HTTP server listens (metrics, API, landing page).
+  public var listenHost = "127.0.0.1"
+  public var listenPort = 9470
+  /// Per-stream series in /metrics (opt-in) and their cap.
+  public var perStreamMetrics = false
+  public var maxStreamSeries = 1000
+  /// Series of a peer that timed out disappear after this long.
+  public var peerGraceSeconds = 300.0
+  /// File the text dashboard is appended to every tick; empty: none.
+  public var dashboardFile = ""
+  /// SQLite history; empty: none.
+  public var storagePath = ""
+
+  public init() {}
+
+  public struct PeerGroup: Sendable, Equatable {
+    public var name: String
+    public var networks: [NetworkPrefix]
+
+    public init(name: String, networks: [NetworkPrefix]) {
+      self.name = name
+      self.networks = networks
+    }
+  }
+}

@@ -1,0 +1,386 @@
+import NetQualityCore
+import Yams
+
+/// Reads the agent's YAML configuration: defaults for every missing key, and for each wrong
+/// key, type or value an issue with its line, all collected before failing.
+///
+/// Yams' `Decodable` path stops at the first error and loses line numbers for unknown keys, so
+/// the node tree (which carries marks) is walked here instead.
+public enum ConfigurationLoader {
+  public static func load(yaml text: String, file: String) throws(ConfigurationError)
+    -> AgentConfiguration
+  {
+    var walker = Walker()
+    var configuration = AgentConfiguration()
+    let root: Node?
+    do {
+      root = try Yams.compose(yaml: text)
+    } catch {
+      throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error)])
+    }
+    if let root {
+      walker.apply(root, to: &configuration)
+    }
+    guard walker.issues.isEmpty else {
+      // In file order, as an editor shows them.
+      let ordered = walker.issues.enumerated().sorted {
+        ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset)
+      }
+      throw ConfigurationError(file: file, issues: ordered.map(\.element))
+    }
+    return configuration
+  }
+
+  static func syntaxIssue(_ error: Error) -> ConfigurationError.Issue {
+    if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, _) = yaml {
+      return .init(line: mark.line, key: "", message: "invalid YAML: \(problem)")
+    }
+    if let yaml = error as? YamlError, case .parser(_, let problem, let mark, _) = yaml {
+      return .init(line: mark.line, key: "", message: "invalid YAML: \(problem)")
+    }
+    let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
+    return .init(line: nil, key: "", message: "invalid YAML: \(text)")
+  }
+}
+
+/// Walks the node tree, filling the configuration and collecting issues.
+struct Walker {
+  var issues: [ConfigurationError.Issue] = []
+
+  mutating func issue(_ node: Node?, _ key: String, _ message: String) {
+    issues.append(.init(line: node?.mark?.line, key: key, message: message))
+  }
+
+  /// The mapping's entries by key, reporting keys not in `known`.
+  mutating func entries(_ node: Node, _ path: String, known: [String]) -> [String: Node] {
+    guard let mapping = node.mapping else {
+      issue(node, path, "expected a mapping of keys to values")
+      return [:]
+    }
+    var result: [String: Node] = [:]
+    for (keyNode, value) in mapping {
+      guard let key = keyNode.string else {
+        issue(keyNode, path, "keys must be strings")
+        continue
+      }
+      let full = path.isEmpty ? key : "\(path).\(key)"
+      guard known.contains(key) else {
+        issue(keyNode, full, "unknown key; known keys here: \(known.joined(separator: ", "))")
+        continue
+      }
+      result[key] = value
+    }
+    return result
+  }
+
+  mutating func string(_ node: Node, _ key: String) -> String? {
+    guard case .scalar = node, let value = node.string else {
+      issue(node, key, "expected a string")
+      return nil
+    }
+    return value
+  }
+
+  mutating func integer(_ node: Node, _ key: String, in range: ClosedRange<Int>) -> Int? {
+    guard case .scalar = node, let value = node.int else {
+      issue(node, key, "expected a whole number")
+      return nil
+    }
+    guard range.contains(value) else {
+      issue(node, key, "\(value) is out of range \(range.lowerBound)...\(range.upperBound)")
+      return nil
+    }
+    return value
+  }
+
+  mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Double>) -> Double? {
+    guard case .scalar = node, let value = node.float else {
+      issue(node, key, "expected a number")
+      return nil
+    }
+    guard range.contains(value) else {
+      issue(node, key, "\(value) is out of range \(range.lowerBound)...\(range.upperBound)")
+      return nil
+    }
+    return value
+  }
+
+  mutating func bool(_ node: Node, _ key: String) -> Bool? {
+    guard case .scalar = node, let value = node.bool else {
+      issue(node, key, "expected true or false")
+      return nil
+    }
+    return value
+  }
+
+  mutating func list(_ node: Node, _ key: String) -> [Node] {
+    guard let sequence = node.sequence else {
+      issue(node, key, "expected a list")
+      return []
+    }
+    return Array(sequence)
+  }
+
+  mutating func prefixes(_ node: Node, _ key: String) -> [NetworkPrefix] {
+    list(node, key).enumerated().compactMap { index, item in
+      guard let text = string(item, "\(key)[\(index)]") else { return nil }
+      guard let prefix = NetworkPrefix(text) else {
+        issue(item, "\(key)[\(index)]", "'\(text)' is not an address or CIDR prefix")
+        return nil
+      }
+      return prefix
+    }
+  }
+
+  mutating func numbers(_ node: Node, _ key: String, count: Int, descending: Bool) -> [Double]? {
+    let values = list(node, key).enumerated().compactMap { index, item in
+      number(item, "\(key)[\(index)]", in: 0...100_000)
+    }
+    guard values.count == count else {
+      issue(node, key, "expected \(count) numbers")
+      return nil
+    }
+    guard values == values.sorted(by: descending ? (>) : (<)) else {
+      issue(
+        node, key,
+        descending ? "must decrease from level to level" : "must increase from level to level")
+      return nil
+    }
+    return values
+  }
+
+  // MARK: - The sections
+
+  mutating func apply(_ root: Node, to configuration: inout AgentConfiguration) {
+    let known = [
+      "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "local_networks", "peers",
+      "tick_interval", "max_streams", "timers", "quality", "alerts", "listen", "metrics",
+      "dashboard_file", "storage_path",
+    ]
+    let top = entries(root, "", known: known)
+    if let node = top["interfaces"] {
+      configuration.interfaces = list(node, "interfaces").enumerated().compactMap {
+        string($1, "interfaces[\($0)]")
+      }
+    }
+    if let node = top["bpf_filter"], let value = string(node, "bpf_filter") {
+      configuration.bpfFilter = value
+    }
+    if let node = top["snaplen"], let value = integer(node, "snaplen", in: 64...262_144) {
+      configuration.snapLength = value
+    }
+    if let node = top["buffer_size_mb"], let value = integer(node, "buffer_size_mb", in: 1...2048) {
+      configuration.bufferMegabytes = value
+    }
+    if let node = top["local_networks"] {
+      configuration.localNetworks = prefixes(node, "local_networks")
+    }
+    if let node = top["peers"] { configuration.peerGroups = peerGroups(node) }
+    if let node = top["tick_interval"], let value = number(node, "tick_interval", in: 0.1...3600) {
+      configuration.engine.tickIntervalSeconds = value
+    }
+    if let node = top["max_streams"], let value = integer(node, "max_streams", in: 1...10_000_000) {
+      configuration.engine.analyzer.maxStreams = value
+    }
+    if let node = top["timers"] { applyTimers(node, to: &configuration.engine.timers) }
+    if let node = top["quality"] { applyQuality(node, to: &configuration.engine.quality) }
+    if let node = top["alerts"] { configuration.engine.alertRules = alertRules(node) }
+    if let node = top["listen"], let value = string(node, "listen") {
+      applyListen(value, node, to: &configuration)
+    }
+    if let node = top["metrics"] { applyMetrics(node, to: &configuration) }
+    if let node = top["dashboard_file"], let value = string(node, "dashboard_file") {
+      configuration.dashboardFile = value
+    }
+    if let node = top["storage_path"], let value = string(node, "storage_path") {
+      configuration.storagePath = value
+    }
+  }
+
+  mutating func peerGroups(_ node: Node) -> [AgentConfiguration.PeerGroup] {
+    list(node, "peers").enumerated().compactMap { index, item in
+      let path = "peers[\(index)]"
+      let fields = entries(item, path, known: ["name", "addresses"])
+      guard let nameNode = fields["name"], let name = string(nameNode, "\(path).name") else {
+        issue(item, "\(path).name", "every peer group needs a name")
+        return nil
+      }
+      guard let addresses = fields["addresses"] else {
+        issue(item, "\(path).addresses", "every peer group needs addresses")
+        return nil
+      }
+      return AgentConfiguration.PeerGroup(
+        name: name, networks: prefixes(addresses, "\(path).addresses"))
+    }
+  }
+
+  mutating func applyTimers(_ node: Node, to timers: inout ConnectionTimers) {
+    let fields = entries(node, "timers", known: ["interrupted", "disconnected", "timeout"])
+    if let node = fields["interrupted"],
+      let value = number(node, "timers.interrupted", in: 0.5...3600)
+    {
+      timers.interruptedAfterSeconds = value
+    }
+    if let node = fields["disconnected"],
+      let value = number(node, "timers.disconnected", in: 0.5...3600)
+    {
+      timers.disconnectedAfterSeconds = value
+    }
+    if let node = fields["timeout"], let value = number(node, "timers.timeout", in: 0.5...86_400) {
+      timers.timeoutAfterSeconds = value
+    }
+    if !(timers.interruptedAfterSeconds < timers.disconnectedAfterSeconds
+      && timers.disconnectedAfterSeconds < timers.timeoutAfterSeconds)
+    {
+      issue(node, "timers", "must grow: interrupted < disconnected < timeout")
+    }
+  }
+
+  mutating func applyQuality(_ node: Node, to model: inout QualityModel) {
+    let known = [
+      "rating_floors", "jitter_ceilings_ms", "min_packets", "scoring_windows", "worsen_after_ticks",
+      "improve_after_ticks", "feedback_stale_seconds", "audio", "video",
+    ]
+    let fields = entries(node, "quality", known: known)
+    if let node = fields["rating_floors"],
+      let values = numbers(node, "quality.rating_floors", count: 4, descending: true)
+    {
+      model.ratingFloors = values
+    }
+    if let node = fields["jitter_ceilings_ms"],
+      let values = numbers(node, "quality.jitter_ceilings_ms", count: 4, descending: false)
+    {
+      model.jitterCeilingsMilliseconds = values
+    }
+    if let node = fields["min_packets"],
+      let value = integer(node, "quality.min_packets", in: 1...100_000)
+    {
+      model.minimumPackets = Int64(value)
+    }
+    if let node = fields["scoring_windows"],
+      let value = integer(node, "quality.scoring_windows", in: 1...60)
+    {
+      model.scoringWindows = value
+    }
+    if let node = fields["worsen_after_ticks"],
+      let value = integer(node, "quality.worsen_after_ticks", in: 1...60)
+    {
+      model.worsenAfterTicks = value
+    }
+    if let node = fields["improve_after_ticks"],
+      let value = integer(node, "quality.improve_after_ticks", in: 1...60)
+    {
+      model.improveAfterTicks = value
+    }
+    if let node = fields["feedback_stale_seconds"],
+      let value = number(node, "quality.feedback_stale_seconds", in: 1...3600)
+    {
+      model.feedbackStaleSeconds = value
+    }
+    if let node = fields["audio"] { applyCodec(node, "quality.audio", to: &model.audio) }
+    if let node = fields["video"] { applyCodec(node, "quality.video", to: &model.video) }
+  }
+
+  mutating func applyCodec(
+    _ node: Node, _ path: String, to profile: inout QualityModel.CodecProfile
+  ) {
+    let fields = entries(node, path, known: ["ie", "bpl", "codec_delay_ms"])
+    if let node = fields["ie"], let value = number(node, "\(path).ie", in: 0...95) {
+      profile.equipmentImpairment = value
+    }
+    if let node = fields["bpl"], let value = number(node, "\(path).bpl", in: 0.1...100) {
+      profile.lossRobustness = value
+    }
+    if let node = fields["codec_delay_ms"],
+      let value = number(node, "\(path).codec_delay_ms", in: 0...1000)
+    {
+      profile.codecDelayMilliseconds = value
+    }
+  }
+
+  mutating func alertRules(_ node: Node) -> [AlertRule] {
+    let fields = entries(node, "alerts", known: ["builtin", "rules"])
+    var rules: [AlertRule] = []
+    if let node = fields["builtin"] {
+      if bool(node, "alerts.builtin") ?? true { rules = AlertRule.builtIn }
+    } else {
+      rules = AlertRule.builtIn
+    }
+    guard let list = fields["rules"] else { return rules }
+    for (index, item) in self.list(list, "alerts.rules").enumerated() {
+      let path = "alerts.rules[\(index)]"
+      let rule = entries(
+        item, path, known: ["name", "metric", "op", "threshold", "for_ticks", "severity"])
+      guard let name = rule["name"].flatMap({ string($0, "\(path).name") }),
+        let metricText = rule["metric"].flatMap({ string($0, "\(path).metric") }),
+        let thresholdNode = rule["threshold"]
+      else {
+        issue(item, path, "a rule needs name, metric and threshold")
+        continue
+      }
+      guard let metric = AlertRule.Metric(rawValue: metricText) else {
+        let names = AlertRule.Metric.allCases.map(\.rawValue).joined(separator: ", ")
+        issue(
+          rule["metric"], "\(path).metric", "unknown metric '\(metricText)'; metrics are \(names)")
+        continue
+      }
+      let opText = rule["op"].flatMap { string($0, "\(path).op") } ?? ">"
+      guard let comparison = AlertRule.Comparison(rawValue: opText) else {
+        issue(rule["op"], "\(path).op", "unknown comparison '\(opText)'; use >, >=, <, <= or ==")
+        continue
+      }
+      let severityText = rule["severity"].flatMap { string($0, "\(path).severity") } ?? "warning"
+      guard let severity = AlertRule.Severity(rawValue: severityText) else {
+        issue(
+          rule["severity"], "\(path).severity",
+          "unknown severity '\(severityText)'; use info, warning or critical")
+        continue
+      }
+      guard let threshold = number(thresholdNode, "\(path).threshold", in: -1e12...1e12) else {
+        continue
+      }
+      let forTicks =
+        rule["for_ticks"].flatMap { integer($0, "\(path).for_ticks", in: 1...10_000) } ?? 1
+      rules.append(
+        AlertRule(
+          name: name, metric: metric, comparison: comparison, threshold: threshold,
+          forTicks: forTicks,
+          severity: severity))
+    }
+    return rules
+  }
+
+  mutating func applyListen(
+    _ text: String, _ node: Node, to configuration: inout AgentConfiguration
+  ) {
+    // host:port, [v6]:port, or :port for every address.
+    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+      (1...65_535).contains(port)
+    else {
+      issue(node, "listen", "'\(text)' is not HOST:PORT (e.g. 127.0.0.1:9470, [::1]:9470, :9470)")
+      return
+    }
+    var host = String(text[..<colon])
+    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    configuration.listenHost = host.isEmpty ? "0.0.0.0" : host
+    configuration.listenPort = port
+  }
+
+  mutating func applyMetrics(_ node: Node, to configuration: inout AgentConfiguration) {
+    let fields = entries(
+      node, "metrics", known: ["per_stream", "max_stream_series", "peer_grace_seconds"])
+    if let node = fields["per_stream"], let value = bool(node, "metrics.per_stream") {
+      configuration.perStreamMetrics = value
+    }
+    if let node = fields["max_stream_series"],
+      let value = integer(node, "metrics.max_stream_series", in: 1...1_000_000)
+    {
+      configuration.maxStreamSeries = value
+    }
+    if let node = fields["peer_grace_seconds"],
+      let value = number(node, "metrics.peer_grace_seconds", in: 0...86_400)
+    {
+      configuration.peerGraceSeconds = value
+    }
+  }
+}

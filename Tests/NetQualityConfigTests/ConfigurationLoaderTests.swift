@@ -1,0 +1,134 @@
+import Foundation
+import NetQualityConfig
+import NetQualityCore
+import XCTest
+
+final class ConfigurationLoaderTests: XCTestCase {
+  private func load(_ yaml: String) throws -> AgentConfiguration {
+    try ConfigurationLoader.load(yaml: yaml, file: "test.yaml")
+  }
+
+  private func issues(_ yaml: String) -> [ConfigurationError.Issue] {
+    do {
+      _ = try ConfigurationLoader.load(yaml: yaml, file: "test.yaml")
+      XCTFail("expected errors")
+      return []
+    } catch {
+      return error.issues
+    }
+  }
+
+  /// The shipped example documents the defaults: loading it changes nothing.
+  func testShippedExampleIsTheDefaults() throws {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("config/netquality.yaml")
+    let loaded = try load(try String(contentsOf: url, encoding: .utf8))
+    let defaults = AgentConfiguration()
+    XCTAssertEqual(loaded.interfaces, defaults.interfaces)
+    XCTAssertEqual(loaded.bpfFilter, defaults.bpfFilter)
+    XCTAssertEqual(loaded.snapLength, defaults.snapLength)
+    XCTAssertEqual(loaded.bufferMegabytes, defaults.bufferMegabytes)
+    XCTAssertEqual(loaded.localNetworks, defaults.localNetworks)
+    XCTAssertEqual(loaded.engine.tickIntervalSeconds, defaults.engine.tickIntervalSeconds)
+    XCTAssertEqual(loaded.engine.analyzer.maxStreams, defaults.engine.analyzer.maxStreams)
+    XCTAssertEqual(loaded.engine.timers, defaults.engine.timers)
+    XCTAssertEqual(loaded.engine.quality, defaults.engine.quality)
+    XCTAssertEqual(loaded.engine.alertRules, defaults.engine.alertRules)
+    XCTAssertEqual(loaded.listenHost, defaults.listenHost)
+    XCTAssertEqual(loaded.listenPort, defaults.listenPort)
+    XCTAssertEqual(loaded.perStreamMetrics, defaults.perStreamMetrics)
+    XCTAssertEqual(loaded.maxStreamSeries, defaults.maxStreamSeries)
+    XCTAssertEqual(loaded.peerGraceSeconds, defaults.peerGraceSeconds)
+    XCTAssertEqual(loaded.dashboardFile, defaults.dashboardFile)
+  }
+
+  func testEmptyFileIsTheDefaults() throws {
+    XCTAssertEqual(try load("").listenPort, 9470)
+    XCTAssertEqual(try load("# nothing\n").bpfFilter, "udp")
+  }
+
+  func testValuesAreApplied() throws {
+    let configuration = try load(
+      """
+      interfaces: [eth0, eth1]
+      local_networks: [10.0.0.0/8, "2001:db8::/32"]
+      peers:
+        - name: sfu
+          addresses: [203.0.113.0/24]
+      tick_interval: 1
+      timers: {interrupted: 2, disconnected: 6, timeout: 30}
+      quality:
+        min_packets: 5
+        video: {bpl: 8}
+      alerts:
+        builtin: false
+        rules:
+          - {name: high_rtt, metric: rtt_ms, op: ">", threshold: 300, for_ticks: 3, severity: critical}
+      listen: "[::1]:9999"
+      metrics: {per_stream: true}
+      dashboard_file: /tmp/dash.txt
+      """)
+    XCTAssertEqual(configuration.interfaces, ["eth0", "eth1"])
+    XCTAssertEqual(configuration.localNetworks.map(\.description), ["10.0.0.0/8", "2001:db8::/32"])
+    XCTAssertEqual(configuration.peerGroups.first?.name, "sfu")
+    XCTAssertEqual(configuration.engine.tickIntervalSeconds, 1)
+    XCTAssertEqual(configuration.engine.timers.disconnectedAfterSeconds, 6)
+    XCTAssertEqual(configuration.engine.quality.minimumPackets, 5)
+    XCTAssertEqual(configuration.engine.quality.video.lossRobustness, 8)
+    XCTAssertEqual(configuration.engine.quality.audio.lossRobustness, 25.1)
+    XCTAssertEqual(configuration.engine.alertRules.map(\.name), ["high_rtt"])
+    XCTAssertEqual(configuration.engine.alertRules.first?.severity, .critical)
+    XCTAssertEqual(configuration.listenHost, "::1")
+    XCTAssertEqual(configuration.listenPort, 9999)
+    XCTAssertTrue(configuration.perStreamMetrics)
+    XCTAssertEqual(configuration.dashboardFile, "/tmp/dash.txt")
+  }
+
+  func testEveryErrorIsReportedWithItsKeyAndLine() {
+    let found = issues(
+      """
+      interfaces: eth0
+      snaplen: lots
+      colour: blue
+      timers:
+        interrupted: 20
+      alerts:
+        rules:
+          - {name: x, metric: packets_per_fortnight, threshold: 1}
+      listen: nowhere
+      """)
+    XCTAssertEqual(
+      found.map(\.description),
+      [
+        "line 1: interfaces: expected a list",
+        "line 2: snaplen: expected a whole number",
+        "line 3: colour: unknown key; known keys here: interfaces, bpf_filter, snaplen, buffer_size_mb, local_networks, peers, tick_interval, max_streams, timers, quality, alerts, listen, metrics, dashboard_file, storage_path",
+        "line 5: timers: must grow: interrupted < disconnected < timeout",
+        "line 8: alerts.rules[0].metric: unknown metric 'packets_per_fortnight'; metrics are rx_quality, tx_quality, rx_loss_ratio, tx_loss_ratio, rx_jitter_ms, tx_jitter_ms, rtt_ms, rx_mos, tx_mos, state",
+        "line 9: listen: 'nowhere' is not HOST:PORT (e.g. 127.0.0.1:9470, [::1]:9470, :9470)",
+      ])
+  }
+
+  func testInvalidYAMLSaysWhere() {
+    let found = issues("interfaces: [eth0\nsnaplen: 3\n")
+    XCTAssertEqual(found.count, 1)
+    XCTAssertTrue(found[0].message.hasPrefix("invalid YAML"), found[0].message)
+    XCTAssertNotNil(found[0].line)
+  }
+
+  func testWrongTypesAndRanges() {
+    let found = issues(
+      """
+      buffer_size_mb: 0
+      local_networks: [10.0.0.0/99]
+      quality:
+        rating_floors: [50, 60, 70, 80]
+      metrics:
+        per_stream: maybe
+      """)
+    XCTAssertEqual(
+      found.map(\.key),
+      ["buffer_size_mb", "local_networks[0]", "quality.rating_floors", "metrics.per_stream"])
+  }
+}
