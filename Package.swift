@@ -12,6 +12,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
   ],
   targets: [
     // libpcap from the system (Debian: libpcap-dev).
@@ -31,13 +33,25 @@ let package = Package(
       name: "NetQualityConfig",
       dependencies: ["NetQualityCore", .product(name: "Yams", package: "Yams")]
     ),
+    // The live agent: capture threads, the ticking engine, HTTP (metrics, API), dashboard.
+    .target(
+      name: "NetQualityAgent",
+      dependencies: [
+        "NetQualityCore", "NetQualityCapture", "NetQualityConfig", "NetQualityExport",
+        "NetQualitySynth",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     // Rendering of engine results for people and programs.
     .target(name: "NetQualityExport", dependencies: ["NetQualityCore"]),
     .executableTarget(
       name: "netquality",
       dependencies: [
         "NetQualityCore", "NetQualityCapture", "NetQualitySynth", "NetQualityExport",
-        "NetQualityConfig",
+        "NetQualityConfig", "NetQualityAgent",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]

@@ -4,6 +4,14 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
   case cannotOpen(path: String, reason: String)
   /// The capture's link-layer type is not one the decoder knows.
   case unsupportedLinkType(path: String, dataLinkType: Int32, name: String)
+  /// No interface of that name; `available` lists the ones there are.
+  case noSuchInterface(interface: String, available: [String])
+  /// Capturing needs root or CAP_NET_RAW and CAP_NET_ADMIN.
+  case permissionDenied(interface: String)
+  case cannotCapture(interface: String, reason: String)
+  case badFilter(filter: String, reason: String)
+  /// A capture that was running stopped: the interface went down or was removed.
+  case interfaceGone(interface: String, reason: String)
 
   public var description: String {
     switch self {
@@ -13,6 +21,18 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
       return
         "cannot analyse \(path): link type \(type) (\(name)) is not supported; supported are "
         + "Ethernet (with VLAN tags), Linux cooked SLL/SLL2, NULL/loopback and raw IPv4/IPv6"
+    case .noSuchInterface(let interface, let available):
+      return "cannot capture on \(interface): no such device; interfaces are: "
+        + (available.isEmpty ? "(none found)" : available.joined(separator: ", "))
+    case .permissionDenied(let interface):
+      return "no permission to capture on \(interface): run as root, or give the binary "
+        + "CAP_NET_RAW and CAP_NET_ADMIN (setcap cap_net_raw,cap_net_admin=eip netquality)"
+    case .cannotCapture(let interface, let reason):
+      return "cannot capture on \(interface): \(reason)"
+    case .badFilter(let filter, let reason):
+      return "bad capture filter '\(filter)': \(reason)"
+    case .interfaceGone(let interface, let reason):
+      return "capture on \(interface) stopped: \(reason)"
     }
   }
 }

@@ -23,7 +23,7 @@ public enum TimelineJSON {
     ])
   }
 
-  static func peer(_ peer: PeerSnapshot) -> JSONValue {
+  public static func peer(_ peer: PeerSnapshot) -> JSONValue {
     let mosValues = [peer.rx.meanOpinionScore, peer.tx.meanOpinionScore].compactMap { $0 }
     return .object([
       ("peer", .string(peer.peer)),
@@ -95,6 +95,32 @@ public enum TimelineJSON {
       ("start", .number(alert.start.secondsSinceEpoch)),
       ("end", .optional(alert.end?.secondsSinceEpoch)),
       ("summary", .string(alert.summary)),
+    ])
+  }
+}
+
+extension TimelineJSON {
+  /// One stream's window, for the JSON API.
+  public static func stream(_ stream: StreamWindow) -> JSONValue {
+    .object([
+      ("src", .string(stream.key.source.address.description)),
+      ("src_port", .integer(Int64(stream.key.source.port))),
+      ("dst", .string(stream.key.destination.address.description)),
+      ("dst_port", .integer(Int64(stream.key.destination.port))),
+      ("ssrc", .string(SSRCFormat.text(stream.key.ssrc))),
+      ("direction", .string(stream.direction.rawValue)),
+      ("state", .string(stream.state.rawValue)),
+      ("packets", .integer(stream.packets)),
+      ("expected", .integer(stream.expected)),
+      ("lost", .integer(stream.lost)),
+      ("loss_ratio", .number(stream.lossRatio)),
+      ("duplicates", .integer(stream.duplicates)),
+      ("late", .integer(stream.late)),
+      ("bitrate_bps", .number(stream.bitsPerSecond)),
+      ("jitter_ms", .optional(stream.jitterMilliseconds)),
+      ("rtt_ms", .optional(stream.roundTripMilliseconds)),
+      ("packets_total", .integer(stream.packetsTotal)),
+      ("lost_total", .integer(stream.lostTotal)),
     ])
   }
 }

@@ -64,3 +64,13 @@ extension StreamAnalyzer {
     for index in streams.indices { streams[index].jitter.startWindow() }
   }
 }
+
+extension StreamAnalyzer {
+  /// The capture counters without building every stream's report (for metrics every tick);
+  /// `rtpPackets` and `nonRTPUDP` are filled only by `report()`.
+  public var captureCounters: CaptureCounters {
+    var capture = counters
+    capture.decodeErrors = decodeErrors.byReason
+    return capture
+  }
+}

@@ -4,7 +4,7 @@
 /// (`ingest`) and ask for a `report()` at any point; the same frames always give the same
 /// report. The per-packet path reads headers in place and allocates nothing once a stream
 /// exists.
-public struct StreamAnalyzer {
+public struct StreamAnalyzer: Sendable {
   public struct Configuration: Sendable {
     /// Upper bound on tracked streams (validated and candidate); more are counted, not kept.
     public var maxStreams: Int

@@ -3,8 +3,8 @@
 ///
 /// Pure like the analyser inside it: time comes only from the packets and the `tick(at:)` calls,
 /// so a capture replayed gives the same ticks and events every time.
-public struct Engine {
-  public let configuration: EngineConfiguration
+public struct Engine: Sendable {
+  public private(set) var configuration: EngineConfiguration
   public private(set) var analyzer: StreamAnalyzer
   var alerts: AlertEvaluator
   var peers: [IPAddress: PeerRecord] = [:]
@@ -18,6 +18,13 @@ public struct Engine {
     analyzerConfiguration.localNetworks = configuration.localNetworks
     analyzer = StreamAnalyzer(configuration: analyzerConfiguration)
     alerts = AlertEvaluator(rules: configuration.alertRules)
+  }
+
+  /// Applies new settings (a configuration reload) keeping every stream, peer and alert: the
+  /// quality model, timers, local networks and alert rules take effect at the next tick.
+  public mutating func reconfigure(_ newConfiguration: EngineConfiguration) {
+    configuration = newConfiguration
+    alerts.rules = newConfiguration.alertRules
   }
 
   /// Feeds one captured frame (see `StreamAnalyzer.ingest`).

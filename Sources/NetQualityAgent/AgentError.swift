@@ -1,0 +1,17 @@
+/// Errors the agent reports at start, one line each.
+public enum AgentError: Error, CustomStringConvertible {
+  case cannotWrite(path: String, reason: String)
+  case cannotListen(address: String, reason: String)
+  case noInterfaces
+  case demo(reason: String)
+
+  public var description: String {
+    switch self {
+    case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+    case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
+    case .demo(let reason): "cannot start the demo source: \(reason)"
+    case .noInterfaces:
+      "no interface to capture on: none is up with an address; name one in 'interfaces:' or with --interface"
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import NetQualityCore
+import NetQualityExport
+import Synchronization
+
+/// What the agent shares between its capture threads, its ticker and its HTTP server: the
+/// engine behind a lock (captures feed it, the ticker closes windows), and what the last tick
+/// published (read by scrapes and the JSON API without touching the engine).
+public final class AgentState: Sendable {
+  public let engine: Mutex<Engine>
+  let published = Mutex(Published())
+
+  /// The latest tick and the capture side's figures, as the HTTP server renders them.
+  struct Published: Sendable {
+    var lastTick: Engine.TickResult?
+    var alerts: [Alert] = []
+    var interfaces: [String: PrometheusExposition.Interface] = [:]
+    var capture = CaptureCounters()
+    var trackedStreams = 0
+    var ready = false
+    var configReloadSuccessful = true
+    var configReloadTime: Double?
+    var lastRenderSeconds: Double?
+  }
+
+  public init(engine: Engine) {
+    self.engine = Mutex(engine)
+  }
+
+  func update(_ body: (inout Published) -> Void) {
+    published.withLock { body(&$0) }
+  }
+
+  func read<T>(_ body: (Published) -> T) -> T {
+    published.withLock { body($0) }
+  }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Logging
+import NetQualityCapture
+import NetQualityCore
+import NetQualityExport
+import ServiceLifecycle
+import Synchronization
+
+/// One capture thread per interface, feeding the shared engine. A capture that fails (the
+/// interface vanished) is reported and re-opened every 2 s until the interface returns.
+/// libpcap's reads are blocking C calls, so they run on threads of their own, not on the
+/// concurrency pool.
+public final class CaptureService: Service, Sendable {
+  let interfaces: [String]
+  let options: LiveCapture.Options
+  let state: AgentState
+  let logger: Logger
+  private let stopping = Atomic<Bool>(false)
+
+  /// How long a poll waits for packets before checking for shutdown.
+  static let pollMilliseconds: Int32 = 200
+  /// Delay between attempts to re-open a capture that failed.
+  static let reopenSeconds = 2.0
+
+  public init(interfaces: [String], options: LiveCapture.Options, state: AgentState, logger: Logger)
+  {
+    self.interfaces = interfaces
+    self.options = options
+    self.state = state
+    self.logger = logger
+  }
+
+  /// Opens every capture once, so a wrong interface or missing permission fails the start with
+  /// its one-line error instead of being retried forever.
+  public static func openAll(_ interfaces: [String], options: LiveCapture.Options)
+    throws(CaptureError) -> [LiveCapture]
+  {
+    var captures: [LiveCapture] = []
+    for interface in interfaces {
+      captures.append(try LiveCapture(interface: interface, options: options))
+    }
+    return captures
+  }
+
+  public func run() async throws {
+    let threads = interfaces.map { interface in
+      let done = DispatchSemaphore(value: 0)
+      let thread = Thread { [self] in
+        self.captureLoop(interface)
+        done.signal()
+      }
+      thread.name = "capture \(interface)"
+      thread.start()
+      return done
+    }
+    state.update { $0.ready = true }
+    await withGracefulShutdownHandler {
+      // Wait for shutdown without blocking a concurrency thread.
+      while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
+        try? await Task.sleep(for: .milliseconds(200))
+      }
+    } onGracefulShutdown: {
+      self.stopping.store(true, ordering: .relaxed)
+    }
+    stopping.store(true, ordering: .relaxed)
+    for done in threads { done.wait() }
+    logger.info("captures closed")
+  }
+
+  private func captureLoop(_ interface: String) {
+    var capture: LiveCapture?
+    var lastFailure: String?
+    while !stopping.load(ordering: .relaxed) {
+      if capture == nil {
+        do {
+          capture = try LiveCapture(interface: interface, options: options)
+          logger.info(
+            "capturing", metadata: ["interface": "\(interface)", "filter": "\(options.filter)"])
+          lastFailure = nil
+        } catch {
+          if lastFailure != error.description {
+            logger.error("\(error.description); retrying every \(Self.reopenSeconds) s")
+            lastFailure = error.description
+          }
+          markInterface(interface, capturing: false, statistics: nil)
+          Thread.sleep(forTimeInterval: Self.reopenSeconds)
+          continue
+        }
+      }
+      guard let live = capture else { continue }
+      do {
+        // Wait outside the lock so the ticker and other captures get the engine meanwhile.
+        if try live.waitForPackets(timeoutMilliseconds: Self.pollMilliseconds) {
+          try state.engine.withLock { (engine: inout Engine) throws(CaptureError) in
+            _ = try live.dispatch(into: &engine)
+          }
+        }
+        markInterface(interface, capturing: true, statistics: live.statistics())
+      } catch {
+        logger.error("\(error.description); re-opening when it returns")
+        capture = nil
+      }
+    }
+    if let live = capture {
+      markInterface(interface, capturing: false, statistics: live.statistics())
+    }
+  }
+
+  private func markInterface(
+    _ interface: String, capturing: Bool, statistics: LiveCapture.Statistics?
+  ) {
+    state.update { published in
+      var entry =
+        published.interfaces[interface]
+        ?? PrometheusExposition.Interface(
+          name: interface, capturing: false, linkUp: nil, receivedPackets: 0, droppedPackets: 0,
+          interfaceDroppedPackets: 0)
+      entry.capturing = capturing
+      if let statistics {
+        entry.receivedPackets = statistics.received
+        entry.droppedPackets = statistics.dropped
+        entry.interfaceDroppedPackets = statistics.interfaceDropped
+      }
+      published.interfaces[interface] = entry
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Hummingbird
+import NetQualityCore
+import NetQualityExport
+
+/// The agent's HTTP endpoints on Hummingbird: Prometheus `/metrics` rendered from the last
+/// tick at scrape time, health and readiness, a landing page and the JSON API.
+enum HTTPServer {
+  static func application(
+    host: String, port: Int, state: AgentState, settings: MetricsSettings
+  ) -> some ApplicationProtocol {
+    let router = Router()
+    router.get("/metrics") { _, _ in metrics(state, settings) }
+    router.get("/-/healthy") { _, _ in text("OK\n") }
+    router.get("/-/ready") { _, _ -> Response in
+      state.read(\.ready)
+        ? text("OK\n") : text("captures not running yet\n", status: .serviceUnavailable)
+    }
+    router.get("/") { _, _ in html(landingPage(state)) }
+    router.get("/api/v1/peers") { _, _ -> Response in
+      let tick = state.read(\.lastTick)
+      return json(
+        .object([
+          ("time", .optional(tick?.snapshot.time.secondsSinceEpoch)),
+          (
+            "host",
+            .object([
+              ("tx_quality", .integer(Int64(tick?.snapshot.hostTx.rawValue ?? 0))),
+              ("rx_quality", .integer(Int64(tick?.snapshot.hostRx.rawValue ?? 0))),
+            ])
+          ),
+          ("peers", .array((tick?.snapshot.peers ?? []).map(TimelineJSON.peer))),
+        ]))
+    }
+    router.get("/api/v1/streams") { _, _ -> Response in
+      let tick = state.read(\.lastTick)
+      return json(
+        .object([
+          ("time", .optional(tick?.snapshot.time.secondsSinceEpoch)),
+          ("streams", .array((tick?.snapshot.streams ?? []).map(TimelineJSON.stream))),
+        ]))
+    }
+    router.get("/api/v1/alerts") { _, _ -> Response in
+      json(.object([("alerts", .array(state.read(\.alerts).map(TimelineJSON.alert)))]))
+    }
+    return Application(
+      router: router,
+      configuration: .init(address: .hostname(host, port: port), serverName: "netquality"),
+      logger: .init(label: "netquality.http"))
+  }
+
+  struct MetricsSettings: Sendable {
+    var perStream: Bool
+    var maxStreamSeries: Int
+  }
+
+  static func metrics(_ state: AgentState, _ settings: MetricsSettings) -> Response {
+    let started = ContinuousClock.now
+    var exposition = PrometheusExposition()
+    exposition.version = BuildInfo.version
+    exposition.perStream = settings.perStream
+    exposition.maxStreamSeries = settings.maxStreamSeries
+    let previous: Double? = state.read { published in
+      exposition.snapshot = published.lastTick?.snapshot
+      exposition.alerts = published.alerts
+      exposition.interfaces = published.interfaces.values.sorted { $0.name < $1.name }
+      exposition.capture = published.capture
+      exposition.trackedStreams = published.trackedStreams
+      exposition.configReloadSuccessful = published.configReloadSuccessful
+      exposition.configReloadTime = published.configReloadTime
+      return published.lastRenderSeconds
+    }
+    let body = exposition.render(previousRenderSeconds: previous)
+    let elapsed = ContinuousClock.now - started
+    state.update {
+      $0.lastRenderSeconds =
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+    return Response(
+      status: .ok, headers: [.contentType: PrometheusExposition.contentType],
+      body: .init(byteBuffer: ByteBuffer(string: body)))
+  }
+
+  static func text(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+    Response(
+      status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+      body: .init(byteBuffer: ByteBuffer(string: body)))
+  }
+
+  static func html(_ body: String) -> Response {
+    Response(
+      status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+      body: .init(byteBuffer: ByteBuffer(string: body)))
+  }
+
+  static func json(_ value: JSONValue) -> Response {
+    Response(
+      status: .ok, headers: [.contentType: "application/json"],
+      body: .init(byteBuffer: ByteBuffer(string: value.text + "\n")))
+  }
+
+  static func landingPage(_ state: AgentState) -> String {
+    let tick = state.read(\.lastTick)
+    let peers = tick?.snapshot.peers.count ?? 0
+    return """
+      <!doctype html>
+      <html><head><title>netquality</title></head><body>
+      <h1>netquality \(BuildInfo.version)</h1>
+      <p>Network quality of RTP media, measured from the wire. \(peers) peer(s) at the last tick.</p>
+      <ul>
+      <li><a href="/metrics">/metrics</a> (Prometheus)</li>
+      <li><a href="/api/v1/peers">/api/v1/peers</a>, <a href="/api/v1/streams">/api/v1/streams</a>,
+      <a href="/api/v1/alerts">/api/v1/alerts</a> (JSON)</li>
+      <li><a href="/-/healthy">/-/healthy</a>, <a href="/-/ready">/-/ready</a></li>
+      </ul></body></html>
+
+      """
+  }
+}

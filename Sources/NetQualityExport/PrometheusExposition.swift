@@ -1,0 +1,321 @@
+import NetQualityCore
+
+/// The agent's state as Prometheus text exposition format 0.0.4
+/// (https://prometheus.io/docs/instrumenting/exposition_formats/), rendered at scrape time
+/// from the latest tick (the collector pattern): names prefixed `netquality_`, base units,
+/// counters ending in `_total`, label values escaped.
+public struct PrometheusExposition {
+  /// One capture interface as the agent sees it.
+  public struct Interface: Sendable, Equatable {
+    public var name: String
+    public var capturing: Bool
+    public var linkUp: Bool?
+    public var receivedPackets: UInt64
+    public var droppedPackets: UInt64
+    public var interfaceDroppedPackets: UInt64
+
+    public init(
+      name: String, capturing: Bool, linkUp: Bool?, receivedPackets: UInt64, droppedPackets: UInt64,
+      interfaceDroppedPackets: UInt64
+    ) {
+      self.name = name
+      self.capturing = capturing
+      self.linkUp = linkUp
+      self.receivedPackets = receivedPackets
+      self.droppedPackets = droppedPackets
+      self.interfaceDroppedPackets = interfaceDroppedPackets
+    }
+  }
+
+  public var snapshot: Snapshot?
+  public var alerts: [Alert] = []
+  public var interfaces: [Interface] = []
+  public var capture = CaptureCounters()
+  public var trackedStreams = 0
+  public var perStream = false
+  public var maxStreamSeries = 1000
+  public var configReloadSuccessful = true
+  public var configReloadTime: Double?
+  public var version = ""
+
+  public init() {}
+
+  public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+  /// The exposition; `renderSeconds` (the previous scrape's render time) is exported too.
+  public func render(previousRenderSeconds: Double?) -> String {
+    var out = Writer()
+    out.family("netquality_build_info", .gauge, "Build of the agent; always 1.")
+    out.sample("netquality_build_info", [("version", version)], 1)
+
+    if let snapshot {
+      out.family(
+        "netquality_last_tick_timestamp_seconds", .gauge, "End of the last 2 s window, Unix time.")
+      out.sample("netquality_last_tick_timestamp_seconds", [], snapshot.time.secondsSinceEpoch)
+      out.family(
+        "netquality_host_quality_level", .gauge,
+        "Worst quality over active peers: 0 unknown, 1 excellent ... 5 very bad, 6 down.")
+      out.sample(
+        "netquality_host_quality_level", [("direction", "rx")], Double(snapshot.hostRx.rawValue))
+      out.sample(
+        "netquality_host_quality_level", [("direction", "tx")], Double(snapshot.hostTx.rawValue))
+      peers(snapshot.peers, into: &out)
+      if perStream { streams(snapshot.streams, into: &out) }
+    }
+
+    out.family(
+      "netquality_alerts_firing", .gauge, "Alerts firing now, by rule, peer and direction.")
+    for alert in alerts.sorted(by: { $0.id < $1.id }) {
+      var labels = [("alertname", alert.rule), ("severity", alert.severity.rawValue)]
+      labels += alert.labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+      out.sample("netquality_alerts_firing", labels, 1)
+    }
+
+    interfaceMetrics(into: &out)
+    engineMetrics(into: &out)
+
+    out.family(
+      "netquality_config_last_reload_successful", .gauge,
+      "Whether the last configuration load (start or SIGHUP) succeeded.")
+    out.sample("netquality_config_last_reload_successful", [], configReloadSuccessful ? 1 : 0)
+    if let configReloadTime {
+      out.family(
+        "netquality_config_last_reload_success_timestamp_seconds", .gauge,
+        "When the configuration was last loaded successfully, Unix time.")
+      out.sample("netquality_config_last_reload_success_timestamp_seconds", [], configReloadTime)
+    }
+    if let previousRenderSeconds {
+      out.family(
+        "netquality_scrape_duration_seconds", .gauge, "Time the previous scrape took to render.")
+      out.sample("netquality_scrape_duration_seconds", [], previousRenderSeconds)
+    }
+    return out.text
+  }
+
+  private func peers(_ peers: [PeerSnapshot], into out: inout Writer) {
+    out.family(
+      "netquality_peer_quality_level", .gauge,
+      "Peer quality per direction: 0 unknown, 1 excellent, 2 good, 3 poor, 4 bad, 5 very bad, 6 down."
+    )
+    for peer in peers {
+      out.sample(
+        "netquality_peer_quality_level", [("peer", peer.peer), ("direction", "rx")],
+        Double(peer.rx.level.rawValue))
+      out.sample(
+        "netquality_peer_quality_level", [("peer", peer.peer), ("direction", "tx")],
+        Double(peer.tx.level.rawValue))
+    }
+    out.family(
+      "netquality_peer_mos", .gauge, "ITU-T G.107 MOS estimate per direction, when scored.")
+    for peer in peers {
+      for (direction, snapshot) in [("rx", peer.rx), ("tx", peer.tx)] {
+        if let mos = snapshot.meanOpinionScore {
+          out.sample("netquality_peer_mos", [("peer", peer.peer), ("direction", direction)], mos)
+        }
+      }
+    }
+    out.family(
+      "netquality_peer_loss_ratio", .gauge,
+      "Packet loss over the scoring span (rx measured, tx reported).")
+    for peer in peers {
+      for (direction, snapshot) in [("rx", peer.rx), ("tx", peer.tx)] {
+        if let loss = snapshot.inputs?.lossRatio {
+          out.sample(
+            "netquality_peer_loss_ratio", [("peer", peer.peer), ("direction", direction)], loss)
+        }
+      }
+    }
+    out.family(
+      "netquality_peer_jitter_seconds", .gauge,
+      "RFC 3550 interarrival jitter (rx measured, tx reported).")
+    for peer in peers {
+      for (direction, snapshot) in [("rx", peer.rx), ("tx", peer.tx)] {
+        if let jitter = snapshot.inputs?.jitterMilliseconds {
+          out.sample(
+            "netquality_peer_jitter_seconds", [("peer", peer.peer), ("direction", direction)],
+            jitter / 1000)
+        }
+      }
+    }
+    out.family(
+      "netquality_peer_rtt_seconds", .gauge,
+      "Round trip from RTCP LSR/DLSR, as seen at the capture point.")
+    for peer in peers {
+      if let rtt = peer.roundTripMilliseconds {
+        out.sample("netquality_peer_rtt_seconds", [("peer", peer.peer)], rtt / 1000)
+      }
+    }
+    out.family(
+      "netquality_peer_connection_state", .gauge, "1 for the peer's current connection state.")
+    for peer in peers {
+      for state in ConnectionState.allCases {
+        out.sample(
+          "netquality_peer_connection_state", [("peer", peer.peer), ("state", state.rawValue)],
+          peer.state == state ? 1 : 0)
+      }
+    }
+    out.family(
+      "netquality_peer_received_packets_total", .counter, "RTP packets received from the peer.")
+    for peer in peers {
+      out.sample(
+        "netquality_peer_received_packets_total", [("peer", peer.peer)], Double(peer.rxPacketsTotal)
+      )
+    }
+    out.family(
+      "netquality_peer_lost_packets_total", .counter,
+      "RTP packets from the peer that never arrived.")
+    for peer in peers {
+      out.sample(
+        "netquality_peer_lost_packets_total", [("peer", peer.peer)], Double(peer.rxLostTotal))
+    }
+    out.family("netquality_peer_sent_packets_total", .counter, "RTP packets sent to the peer.")
+    for peer in peers {
+      out.sample(
+        "netquality_peer_sent_packets_total", [("peer", peer.peer)], Double(peer.txPacketsTotal))
+    }
+  }
+
+  private func streams(_ streams: [StreamWindow], into out: inout Writer) {
+    let shown = streams.prefix(maxStreamSeries)
+    func labels(_ stream: StreamWindow) -> [(String, String)] {
+      [
+        ("src", stream.key.source.description), ("dst", stream.key.destination.description),
+        ("ssrc", SSRCFormat.text(stream.key.ssrc)), ("direction", stream.direction.rawValue),
+      ]
+    }
+    out.family(
+      "netquality_stream_loss_ratio", .gauge, "Loss of the last window, per stream (opt-in).")
+    for stream in shown {
+      out.sample("netquality_stream_loss_ratio", labels(stream), stream.lossRatio)
+    }
+    out.family(
+      "netquality_stream_jitter_seconds", .gauge, "RFC 3550 jitter of the last window, per stream.")
+    for stream in shown {
+      if let jitter = stream.jitterMilliseconds {
+        out.sample("netquality_stream_jitter_seconds", labels(stream), jitter / 1000)
+      }
+    }
+    out.family("netquality_stream_packets_total", .counter, "RTP packets of the stream.")
+    for stream in shown {
+      out.sample("netquality_stream_packets_total", labels(stream), Double(stream.packetsTotal))
+    }
+    out.family(
+      "netquality_stream_series_dropped", .gauge,
+      "Streams left out of the per-stream series by the cap.")
+    out.sample("netquality_stream_series_dropped", [], Double(streams.count - shown.count))
+  }
+
+  private func interfaceMetrics(into out: inout Writer) {
+    out.family("netquality_capture_up", .gauge, "Whether the capture on the interface is running.")
+    for interface in interfaces {
+      out.sample(
+        "netquality_capture_up", [("interface", interface.name)], interface.capturing ? 1 : 0)
+    }
+    out.family(
+      "netquality_link_up", .gauge, "Whether the interface has its link (operstate and carrier).")
+    for interface in interfaces {
+      if let up = interface.linkUp {
+        out.sample("netquality_link_up", [("interface", interface.name)], up ? 1 : 0)
+      }
+    }
+    out.family(
+      "netquality_capture_received_packets_total", .counter,
+      "Packets the capture received (pcap_stats ps_recv).")
+    for interface in interfaces {
+      out.sample(
+        "netquality_capture_received_packets_total", [("interface", interface.name)],
+        Double(interface.receivedPackets))
+    }
+    out.family(
+      "netquality_capture_dropped_packets_total", .counter,
+      "Packets the kernel dropped for want of buffer (pcap_stats ps_drop): capture loss, not network loss."
+    )
+    for interface in interfaces {
+      out.sample(
+        "netquality_capture_dropped_packets_total", [("interface", interface.name)],
+        Double(interface.droppedPackets))
+    }
+    out.family(
+      "netquality_capture_interface_dropped_packets_total", .counter,
+      "Packets the interface or driver dropped (pcap_stats ps_ifdrop).")
+    for interface in interfaces {
+      out.sample(
+        "netquality_capture_interface_dropped_packets_total", [("interface", interface.name)],
+        Double(interface.interfaceDroppedPackets))
+    }
+  }
+
+  private func engineMetrics(into out: inout Writer) {
+    out.family("netquality_streams", .gauge, "RTP streams tracked (validated and candidates).")
+    out.sample("netquality_streams", [], Double(trackedStreams))
+    out.family("netquality_packets_total", .counter, "Frames handed to the engine.")
+    out.sample("netquality_packets_total", [], Double(capture.frames))
+    out.family("netquality_rtcp_packets_total", .counter, "RTCP compound packets seen.")
+    out.sample("netquality_rtcp_packets_total", [], Double(capture.rtcpPackets))
+    out.family(
+      "netquality_decode_errors_total", .counter, "Malformed frames and packets, by reason.")
+    for (reason, count) in capture.decodeErrors.sorted(by: { $0.key < $1.key }) {
+      out.sample("netquality_decode_errors_total", [("reason", reason)], Double(count))
+    }
+    out.family("netquality_truncated_packets_total", .counter, "Frames cut by the snap length.")
+    out.sample("netquality_truncated_packets_total", [], Double(capture.truncated))
+  }
+}
+
+/// Builds exposition text: families with HELP and TYPE, samples with escaped labels.
+struct Writer {
+  enum Kind: String {
+    case gauge, counter
+  }
+
+  private(set) var text = ""
+
+  mutating func family(_ name: String, _ kind: Kind, _ help: String) {
+    text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
+  }
+
+  mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
+    text += name
+    if !labels.isEmpty {
+      text += "{"
+      for (index, (key, labelValue)) in labels.enumerated() {
+        if index > 0 { text += "," }
+        text += "\(key)=\"\(Self.escapeLabel(labelValue))\""
+      }
+      text += "}"
+    }
+    text += " \(Self.number(value))\n"
+  }
+
+  /// Label values escape backslash, double quote and line feed (exposition format 0.0.4).
+  static func escapeLabel(_ value: String) -> String {
+    var escaped = ""
+    for character in value {
+      switch character {
+      case "\\": escaped += "\\\\"
+      case "\"": escaped += "\\\""
+      case "\n": escaped += "\\n"
+      default: escaped.append(character)
+      }
+    }
+    return escaped
+  }
+
+  /// HELP text escapes backslash and line feed.
+  static func escapeHelp(_ value: String) -> String {
+    value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+  }
+
+  static func number(_ value: Double) -> String {
+    if value.isNaN { return "NaN" }
+    if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+    if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
+  }
+}
+
+extension String {
+  fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
+    split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+  }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NetQualityAgent
+import NetQualityCapture
+import NetQualityConfig
+import NetQualityCore
+
+struct RunCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "run",
+    abstract:
+      "Run the agent: live capture, 2 s scoring, /metrics, JSON API and the text dashboard.",
+    discussion: """
+      With no --config every built-in default applies (config/netquality.yaml documents them).
+      SIGTERM or SIGINT stops it cleanly; SIGHUP reloads the configuration file.
+      """
+  )
+
+  @Option(help: "YAML configuration file.")
+  var config: String?
+
+  @Option(
+    name: .customLong("interface"),
+    help: ArgumentHelp(
+      "Capture on this interface (repeatable; overrides the file).", valueName: "NAME"))
+  var interfaces: [String] = []
+
+  @Option(
+    name: .customLong("local"),
+    help: ArgumentHelp("A local network (repeatable; overrides the file).", valueName: "CIDR"))
+  var localNetworks: [String] = []
+
+  @Option(help: ArgumentHelp("Listen address (overrides the file).", valueName: "HOST:PORT"))
+  var listen: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Append dashboard frames to this file, or '-' for stdout.", valueName: "PATH"))
+  var dashboard: String?
+
+  @Flag(help: "Also run a demo call on loopback (peer 127.0.0.2, 2 % loss), captured on lo.")
+  var demo = false
+
+  func run() async throws {
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = .info
+      return handler
+    }
+    let logger = Logger(label: "netquality")
+    var configuration = try config.map(loadConfiguration) ?? AgentConfiguration()
+    if !interfaces.isEmpty { configuration.interfaces = interfaces }
+    if !localNetworks.isEmpty {
+      configuration.localNetworks = try localNetworks.map { text in
+        guard let prefix = NetworkPrefix(text) else {
+          throw fail("--local \(text): not an address or CIDR prefix", code: 2)
+        }
+        return prefix
+      }
+    }
+    if let listen {
+      guard let colon = listen.lastIndex(of: ":"),
+        let port = Int(listen[listen.index(after: colon)...]),
+        (1...65_535).contains(port)
+      else { throw fail("--listen \(listen): expected HOST:PORT", code: 2) }
+      var host = String(listen[..<colon])
+      if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+      configuration.listenHost = host.isEmpty ? "0.0.0.0" : host
+      configuration.listenPort = port
+    }
+    var demoSource: DemoSource?
+    if demo {
+      configuration.interfaces = ["lo"]
+      if localNetworks.isEmpty {
+        configuration.localNetworks = [NetworkPrefix(DemoSource.localAddress)].compactMap { $0 }
+      }
+      logger.notice(
+        "DEMO: a synthetic call from demo peer \(DemoSource.peerAddress) on loopback, captured on lo"
+      )
+      let source = DemoSource()
+      do {
+        try source.start()
+      } catch {
+        throw fail("\(error)")
+      }
+      demoSource = source
+    }
+    defer { demoSource?.stop() }
+    let agent = Agent(
+      configuration: configuration, configurationPath: config, dashboardOverride: dashboard,
+      logger: logger)
+    do {
+      try await agent.run()
+    } catch let error as CaptureError {
+      throw fail(error.description)
+    } catch let error as AgentError {
+      throw fail(error.description)
+    }
+  }
+}
