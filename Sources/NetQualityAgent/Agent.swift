@@ -119,15 +119,7 @@ final class ReloadService: Service, Sendable {
 
   func run() async throws {
     let signals = await UnixSignalsSequence(trapping: .sighup)
-    await cancelWhenGracefulShutdownIgnoringErrors {
-      for await _ in signals { self.reload() }
-    }
-  }
-
-  private func cancelWhenGracefulShutdownIgnoringErrors(
-    _ body: @escaping @Sendable () async -> Void
-  ) async {
-    try? await cancelWhenGracefulShutdown { await body() }
+    for await _ in signals.cancelOnGracefulShutdown() { reload() }
   }
 
   func reload() {
