@@ -20,6 +20,7 @@ test:
 	$(MAKE) lint
 	scripts/check-allocations.sh
 	tests/e2e/real-traffic.sh
+	tests/e2e/agent-prometheus.sh
 	scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
 lint:

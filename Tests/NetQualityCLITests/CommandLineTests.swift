@@ -3,7 +3,7 @@ import XCTest
 
 /// The `netquality` binary as a user meets it: exit codes, one-line errors, output formats.
 final class CommandLineTests: XCTestCase {
-  private var directory: URL!
+  var directory: URL!
 
   override func setUpWithError() throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -17,7 +17,7 @@ final class CommandLineTests: XCTestCase {
 
   /// The products folder holds both the test runner and the binary (NETQUALITY_BINARY
   /// overrides).
-  private var binary: URL {
+  var binary: URL {
     if let override = ProcessInfo.processInfo.environment["NETQUALITY_BINARY"] {
       return URL(fileURLWithPath: override)
     }
@@ -26,13 +26,13 @@ final class CommandLineTests: XCTestCase {
     return runner.deletingLastPathComponent().appendingPathComponent("netquality")
   }
 
-  private struct Run {
+  struct Run {
     var status: Int32
     var standardOutput: String
     var standardError: String
   }
 
-  private func run(_ arguments: [String]) throws -> Run {
+  func run(_ arguments: [String]) throws -> Run {
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
@@ -181,5 +181,86 @@ extension CommandLineTests {
     XCTAssertTrue(table.standardError.contains("taking 10.10.0.1 as local"), table.standardError)
     XCTAssertEqual(try run(["analyze", path, "--timeline", "--format", "json"]).status, 2)
     XCTAssertEqual(try run(["analyze", path, "--format", "jsonl"]).status, 2)
+  }
+}
+
+/// `netquality run` and `check-config` refusing bad input: one line each, non-zero exit.
+extension CommandLineTests {
+  private var isRoot: Bool { getuid() == 0 }
+
+  func testRunWithInvalidConfigurationsReportsEachLine() throws {
+    let bad = directory.appendingPathComponent("bad.yaml")
+    try Data("snaplen: many\ncolour: blue\nlisten: [1, 2]\n".utf8).write(to: bad)
+    for command in [["run", "--config", bad.path], ["check-config", bad.path]] {
+      let result = try run(command)
+      XCTAssertEqual(result.status, 1, command.joined(separator: " "))
+      let lines = result.standardError.split(separator: "\n")
+      XCTAssertEqual(lines.count, 3, result.standardError)
+      XCTAssertTrue(
+        lines[0].hasSuffix("bad.yaml: line 1: snaplen: expected a whole number"), String(lines[0]))
+      XCTAssertTrue(lines[1].contains("line 2: colour: unknown key"), String(lines[1]))
+      XCTAssertTrue(lines[2].contains("line 3: listen: expected a string"), String(lines[2]))
+    }
+    let syntax = directory.appendingPathComponent("syntax.yaml")
+    try Data("interfaces: [eth0\n".utf8).write(to: syntax)
+    let result = try run(["check-config", syntax.path])
+    XCTAssertEqual(result.status, 1)
+    XCTAssertTrue(result.standardError.contains("invalid YAML"), result.standardError)
+  }
+
+  func testRunOnAMissingInterfaceListsTheInterfaces() throws {
+    let result = try run(["run", "--interface", "nq-no-such0", "--listen", "127.0.0.1:19479"])
+    XCTAssertEqual(result.status, 1)
+    let line = result.standardError.split(separator: "\n").last.map(String.init) ?? ""
+    XCTAssertTrue(
+      line.hasPrefix(
+        "netquality: error: cannot capture on nq-no-such0: no such device; interfaces are: "), line)
+    XCTAssertTrue(line.contains("lo"), line)
+  }
+
+  func testRunOnAPortInUseSaysSo() throws {
+    guard isRoot else { throw XCTSkip("capturing on lo needs root") }
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(19_478).bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    XCTAssertEqual(bound, 0)
+    XCTAssertEqual(listen(listener, 1), 0)
+    let result = try run(["run", "--interface", "lo", "--listen", "127.0.0.1:19478"])
+    XCTAssertEqual(result.status, 1)
+    let line = result.standardError.split(separator: "\n").last.map(String.init) ?? ""
+    XCTAssertEqual(
+      line, "netquality: error: cannot listen on 127.0.0.1:19478: address already in use")
+  }
+
+  func testRunWithoutCapturePermissionSaysWhatToDo() throws {
+    guard isRoot else { throw XCTSkip("needs root to drop to an unprivileged user") }
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+      throw XCTSkip("setpriv (util-linux) not found")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+    process.arguments = [
+      "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", binary.path, "run",
+      "--interface", "lo", "--listen", "127.0.0.1:19477",
+    ]
+    let error = Pipe()
+    process.standardError = error
+    process.standardOutput = Pipe()
+    try process.run()
+    let data = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 1)
+    let line =
+      String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+    XCTAssertTrue(
+      line.hasPrefix("netquality: error: no permission to capture on lo: run as root"), line)
   }
 }

@@ -1,0 +1,54 @@
+import NetQualityCore
+import XCTest
+
+@testable import NetQualityExport
+
+final class PrometheusExpositionTests: XCTestCase {
+  func testLabelValuesAreEscaped() {
+    XCTAssertEqual(Writer.escapeLabel(#"a\b"c"# + "\nd"), #"a\\b\"c\nd"#)
+    var writer = Writer()
+    writer.family("netquality_x", .gauge, "help with \\ and\nnewline")
+    writer.sample("netquality_x", [("peer", "odd\"name")], 0.25)
+    XCTAssertEqual(
+      writer.text,
+      "# HELP netquality_x help with \\\\ and\\nnewline\n# TYPE netquality_x gauge\nnetquality_x{peer=\"odd\\\"name\"} 0.25\n"
+    )
+  }
+
+  func testNumbersAreExpositionNumbers() {
+    XCTAssertEqual(Writer.number(3), "3")
+    XCTAssertEqual(Writer.number(0.5), "0.5")
+    XCTAssertEqual(Writer.number(.nan), "NaN")
+    XCTAssertEqual(Writer.number(.infinity), "+Inf")
+  }
+
+  func testEmptyAgentStillExportsBuildInfoAndConfigState() {
+    var exposition = PrometheusExposition()
+    exposition.version = "9.9"
+    exposition.configReloadSuccessful = false
+    let text = exposition.render(previousRenderSeconds: 0.002)
+    XCTAssertTrue(text.contains("netquality_build_info{version=\"9.9\"} 1\n"))
+    XCTAssertTrue(text.contains("netquality_config_last_reload_successful 0\n"))
+    XCTAssertTrue(text.contains("netquality_scrape_duration_seconds 0.002\n"))
+    XCTAssertFalse(text.contains("netquality_peer_quality_level{"))
+    // Every family announces itself once, with HELP and TYPE.
+    let types = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
+    XCTAssertEqual(Set(types).count, types.count)
+  }
+
+  func testInterfacesExportCaptureDropsApartFromNetworkLoss() {
+    var exposition = PrometheusExposition()
+    exposition.interfaces = [
+      .init(
+        name: "eth0", capturing: true, linkUp: true, receivedPackets: 10, droppedPackets: 2,
+        interfaceDroppedPackets: 1)
+    ]
+    let text = exposition.render(previousRenderSeconds: nil)
+    XCTAssertTrue(
+      text.contains("netquality_capture_received_packets_total{interface=\"eth0\"} 10\n"))
+    XCTAssertTrue(text.contains("netquality_capture_dropped_packets_total{interface=\"eth0\"} 2\n"))
+    XCTAssertTrue(
+      text.contains("netquality_capture_interface_dropped_packets_total{interface=\"eth0\"} 1\n"))
+    XCTAssertTrue(text.contains("netquality_link_up{interface=\"eth0\"} 1\n"))
+  }
+}

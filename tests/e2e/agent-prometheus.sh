@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# End to end of the live agent: a GStreamer G.711 call with RTCP both ways between two network
+# namespaces, `netquality run` capturing live on the receiver's veth, and a real Prometheus
+# (Debian's package) scraping it every second, all inside the receiver's namespace on its
+# loopback. Checks: promtool finds nothing wrong with a scrape; Prometheus sees the peer at rx
+# level 1; a 15 s full drop (nftables on the sender's egress) makes the agent report
+# disconnected 12 s ± 2 s after the drop began and Prometheus see level 6, then recovery; the
+# dashboard file shows the transitions; pcap_stats counters are exported.
+#
+#   tests/e2e/agent-prometheus.sh      (root; skips with a reason otherwise)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "SKIP e2e agent: needs root for network namespaces, nftables and live capture"
+  exit 0
+fi
+if ! ip netns list >/dev/null 2>&1; then
+  echo "SKIP e2e agent: this kernel or container has no network namespaces"
+  exit 0
+fi
+scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+  gstreamer1.0-plugins-ugly nftables iproute2 prometheus python3
+swift build --product netquality >/dev/null
+netquality=$PWD/.build/debug/netquality
+
+tag=nqp$$
+sender=${tag}a
+receiver=${tag}b
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  ip netns del "$sender" 2>/dev/null || true
+  ip netns del "$receiver" 2>/dev/null || true
+  [ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"
+}
+trap cleanup EXIT
+
+ip netns add "$sender"
+ip netns add "$receiver"
+ip link add "${tag}va" type veth peer name "${tag}vb"
+ip link set "${tag}va" netns "$sender"
+ip link set "${tag}vb" netns "$receiver"
+ip -n "$sender" addr add 10.202.0.1/24 dev "${tag}va"
+ip -n "$receiver" addr add 10.202.0.2/24 dev "${tag}vb"
+for ns in "$sender" "$receiver"; do ip -n "$ns" link set lo up; done
+ip -n "$sender" link set "${tag}va" up
+ip -n "$receiver" link set "${tag}vb" up
+in_receiver() { ip netns exec "$receiver" "$@"; }
+
+ip netns exec "$sender" nft add table netdev nqloss
+ip netns exec "$sender" nft add chain netdev nqloss egress \
+  "{ type filter hook egress device \"${tag}va\" priority 0; }"
+
+# The agent, live on the receiver's veth.
+ip netns exec "$receiver" "$netquality" run --interface "${tag}vb" --local 10.202.0.2/32 \
+  --listen 127.0.0.1:19471 --dashboard "$work/dashboard.txt" 2>"$work/agent.log" &
+pids+=($!)
+
+# Prometheus scraping it every second.
+cat >"$work/prometheus.yml" <<YAML
+global: {scrape_interval: 1s, evaluation_interval: 1s}
+scrape_configs:
+  - job_name: netquality
+    static_configs: [{targets: ["127.0.0.1:19471"]}]
+YAML
+ip netns exec "$receiver" prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+  --web.listen-address=127.0.0.1:19090 >"$work/prometheus.log" 2>&1 &
+pids+=($!)
+
+cat >"$work/nq_probe.py" <<'PY'
+import json, sys, time, urllib.parse, urllib.request
+def get(url):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, response.read().decode()
+def wait_ready(url, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            if get(url)[0] == 200: return True
+        except Exception:
+            pass
+        time.sleep(0.2)
+    return False
+def query(expression):
+    url = "http://127.0.0.1:19090/api/v1/query?" + urllib.parse.urlencode({"query": expression})
+    result = json.loads(get(url)[1])["data"]["result"]
+    return [float(r["value"][1]) for r in result]
+def wait_value(expression, wanted, seconds):
+    deadline = time.time() + seconds
+    seen = None
+    while time.time() < deadline:
+        try:
+            seen = query(expression)
+            if seen and seen[0] == wanted: return True, seen
+        except Exception as error:
+            seen = str(error)
+        time.sleep(0.25)
+    return False, seen
+command = sys.argv[1]
+if command == "ready":
+    sys.exit(0 if wait_ready(sys.argv[2], float(sys.argv[3])) else 1)
+if command == "metrics":
+    print(get("http://127.0.0.1:19471/metrics")[1], end="")
+if command == "wait":
+    ok, seen = wait_value(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
+    print(f"{sys.argv[2]} = {seen}")
+    sys.exit(0 if ok else 1)
+PY
+http() { in_receiver python3 "$work/nq_probe.py" "$@"; }
+
+http ready http://127.0.0.1:19471/-/ready 30 || { cat "$work/agent.log"; exit 1; }
+http ready http://127.0.0.1:19090/-/ready 60 || { cat "$work/prometheus.log"; exit 1; }
+
+ip netns exec "$receiver" gst-launch-1.0 -q -e rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
+  udpsrc port=5004 caps="application/x-rtp,media=audio,clock-rate=8000,encoding-name=PCMU,payload=0" \
+  ! rtpbin.recv_rtp_sink_0 rtpbin. ! rtppcmudepay ! mulawdec ! audioconvert ! fakesink \
+  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 \
+  rtpbin.send_rtcp_src_0 ! udpsink host=10.202.0.1 port=5005 sync=false async=false \
+  >"$work/receiver.log" 2>&1 &
+pids+=($!)
+ip netns exec "$sender" gst-launch-1.0 -q -e rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
+  audiotestsrc is-live=true samplesperbuffer=160 ! audioconvert ! audioresample \
+  ! audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay ! rtpbin.send_rtp_sink_0 \
+  rtpbin.send_rtp_src_0 ! udpsink host=10.202.0.2 port=5004 \
+  rtpbin.send_rtcp_src_0 ! udpsink host=10.202.0.2 port=5005 sync=false async=false \
+  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 >"$work/sender.log" 2>&1 &
+pids+=($!)
+
+failures=0
+check() {  # description, then the command
+  local description=$1
+  shift
+  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
+}
+
+peer='peer="10.202.0.1"'
+check "Prometheus sees rx level 1 (excellent)" \
+  http wait "netquality_peer_quality_level{$peer,direction=\"rx\"}" 1 40
+http metrics >"$work/scrape.txt"
+check "promtool check metrics is clean on a scrape" promtool check metrics <"$work/scrape.txt"
+check "pcap_stats received counter exported" \
+  grep -qE "^netquality_capture_received_packets_total\{interface=\"${tag}vb\"\} [1-9]" "$work/scrape.txt"
+check "pcap_stats drop counter exported" \
+  grep -qE "^netquality_capture_dropped_packets_total\{interface=\"${tag}vb\"\} [0-9]+" "$work/scrape.txt"
+
+# A 15 s full drop on the sender's egress.
+drop_start=$(date +%s.%N)
+ip netns exec "$sender" nft add rule netdev nqloss egress udp dport '{ 5004, 5005 }' counter drop
+check "Prometheus sees level 6 (down) during the outage" \
+  http wait "netquality_peer_quality_level{$peer,direction=\"rx\"}" 6 20
+sleep "$(python3 -c "import time; print(max(0, 15 - (time.time() - $drop_start)))")"  # the outage's length
+ip netns exec "$sender" nft flush chain netdev nqloss egress
+check "Prometheus sees the peer connected again" \
+  http wait "netquality_peer_connection_state{$peer,state=\"connected\"}" 1 15
+
+python3 - "$work/dashboard.txt" "$drop_start" <<'PY' || failures=$((failures + 1))
+import datetime, re, sys
+text = open(sys.argv[1]).read()
+drop = float(sys.argv[2])
+def times(kind):
+    found = re.findall(r"^(\S+)\s+10\.202\.0\.1\s+\*\* " + kind, text, re.M)
+    return [datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp() for t in found]
+failed = 0
+disconnected = times("disconnected")
+after = disconnected[0] - drop if disconnected else None
+ok = after is not None and abs(after - 12) <= 2
+print(("ok   " if ok else "FAIL ") + f"dashboard: disconnected {after if after is None else round(after, 2)} s after the drop began (12 s ± 2 s)")
+failed += not ok
+for kind in ("interrupted", "recovered"):
+    ok = len(times(kind)) >= 1
+    print(("ok   " if ok else "FAIL ") + f"dashboard shows {kind}")
+    failed += not ok
+sys.exit(1 if failed else 0)
+PY
+if [ "$failures" -ne 0 ]; then
+  echo "agent log:"; tail -20 "$work/agent.log"
+  exit 1
+fi
+echo "all agent e2e checks passed"
