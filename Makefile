@@ -1,10 +1,18 @@
 # The two commands of the README: `make run` and `make test`.
-.PHONY: run test lint fuzz bench build clean
+.PHONY: run sample test lint fuzz bench build clean
 
 SAMPLE := .build/sample.pcap
 
-# Installs what is missing, builds, generates a sample capture with impairments and analyses it.
+# Installs what is missing, builds, and runs the agent with its built-in defaults plus a demo
+# call on loopback: the dashboard on stdout, /metrics and the API on 127.0.0.1:9470. Capturing
+# needs root (or CAP_NET_RAW and CAP_NET_ADMIN). Ctrl-C stops it.
 run:
+	@scripts/bootstrap.sh
+	swift build -c release --product netquality
+	.build/release/netquality run --demo --dashboard -
+
+# Generates a capture with impairments and analyses it offline (no root needed).
+sample:
 	@scripts/bootstrap.sh
 	swift build -c release --product netquality
 	.build/release/netquality generate -o $(SAMPLE) --streams 6 --packets 9000 \
@@ -21,6 +29,7 @@ test:
 	scripts/check-allocations.sh
 	tests/e2e/real-traffic.sh
 	tests/e2e/agent-prometheus.sh
+	tests/e2e/top-tmux.sh
 	scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
 lint:

@@ -1,0 +1,332 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import NetQualityAgent
+
+struct TopCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "top",
+    abstract: "A full-screen live view of a running agent's peers, refreshed every 2 s.",
+    discussion: """
+      Keys: l sort by level (worst first), o by loss, j by jitter, p by peer; / filter by peer \
+      (Enter to apply, empty to clear); q quits. Colours follow the levels unless NO_COLOR is set.
+      """
+  )
+
+  @Option(help: "The agent's address.")
+  var url = "http://127.0.0.1:9470"
+
+  @Option(help: "Seconds between refreshes.")
+  var refresh = 2.0
+
+  func run() throws {
+    guard let endpoint = HTTPEndpoint(url) else {
+      throw fail("--url \(url): expected http://HOST:PORT", code: 2)
+    }
+    var view = TopView(color: ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    let terminal = try RawTerminal()
+    defer { terminal.restore() }
+    var nextFetch = 0.0
+    while true {
+      let now = Date().timeIntervalSince1970
+      if now >= nextFetch {
+        view.update(from: endpoint)
+        nextFetch = now + refresh
+      }
+      terminal.draw(view.render(size: terminal.size()))
+      guard
+        let key = terminal.readKey(timeoutMilliseconds: Int32(max(50, (nextFetch - now) * 1000)))
+      else {
+        continue
+      }
+      if !view.handle(key) { return }
+    }
+  }
+}
+
+/// What `top` shows and how it reacts to keys; knows nothing of the terminal.
+struct TopView {
+  enum SortKey: String {
+    case level, loss, jitter, peer
+  }
+
+  struct Row {
+    var peer: String
+    var state: String
+    var rx: Int
+    var tx: Int
+    var mos: Double?
+    var loss: Double?
+    var jitter: Double?
+    var rtt: Double?
+  }
+
+  var color: Bool
+  var rows: [Row] = []
+  var hostRx = 0
+  var hostTx = 0
+  var time: Double?
+  var error: String?
+  var sort = SortKey.level
+  var filter = ""
+  /// Non-nil while the filter is being typed.
+  var editing: String?
+
+  static let levelNames = ["unknown", "excellent", "good", "poor", "bad", "very_bad", "down"]
+
+  mutating func update(from endpoint: HTTPEndpoint) {
+    do {
+      let body = try endpoint.get("/api/v1/peers")
+      guard let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+      else {
+        error = "unexpected answer from \(endpoint)"
+        return
+      }
+      let host = document["host"] as? [String: Any]
+      hostRx = host?["rx_quality"] as? Int ?? 0
+      hostTx = host?["tx_quality"] as? Int ?? 0
+      time = document["time"] as? Double
+      rows = (document["peers"] as? [[String: Any]] ?? []).map { peer in
+        Row(
+          peer: peer["peer"] as? String ?? "?", state: peer["state"] as? String ?? "?",
+          rx: peer["rx_quality"] as? Int ?? 0, tx: peer["tx_quality"] as? Int ?? 0,
+          mos: peer["mos"] as? Double, loss: peer["rx_loss_ratio"] as? Double,
+          jitter: peer["rx_jitter_ms"] as? Double, rtt: peer["rtt_ms"] as? Double)
+      }
+      error = nil
+    } catch {
+      self.error = "\(endpoint): \(error)"
+    }
+  }
+
+  /// Returns false when the view should close.
+  mutating func handle(_ key: UInt8) -> Bool {
+    if var text = editing {
+      switch key {
+      case 13, 10:
+        filter = text
+        editing = nil
+      case 27:
+        editing = nil
+      case 127, 8:
+        if !text.isEmpty { text.removeLast() }
+        editing = text
+      case 32...126:
+        text.append(Character(UnicodeScalar(key)))
+        editing = text
+      default:
+        break
+      }
+      return true
+    }
+    switch key {
+    case UInt8(ascii: "q"), 3: return false
+    case UInt8(ascii: "l"): sort = .level
+    case UInt8(ascii: "o"): sort = .loss
+    case UInt8(ascii: "j"): sort = .jitter
+    case UInt8(ascii: "p"): sort = .peer
+    case UInt8(ascii: "/"): editing = ""
+    default: break
+    }
+    return true
+  }
+
+  var shownRows: [Row] {
+    let filtered = filter.isEmpty ? rows : rows.filter { $0.peer.contains(filter) }
+    switch sort {
+    case .level:
+      return filtered.sorted { (max($0.rx, $0.tx), $1.peer) > (max($1.rx, $1.tx), $0.peer) }
+    case .loss: return filtered.sorted { ($0.loss ?? -1, $1.peer) > ($1.loss ?? -1, $0.peer) }
+    case .jitter: return filtered.sorted { ($0.jitter ?? -1, $1.peer) > ($1.jitter ?? -1, $0.peer) }
+    case .peer: return filtered.sorted { $0.peer < $1.peer }
+    }
+  }
+
+  func render(size: (rows: Int, columns: Int)) -> [String] {
+    var lines: [String] = []
+    let when = time.map { Date(timeIntervalSince1970: $0).description } ?? "no tick yet"
+    lines.append(
+      "netquality top  \(when)  host rx \(Self.levelNames[hostRx]) tx \(Self.levelNames[hostTx])  "
+        + "peers \(rows.count)  sort: \(sort.rawValue)"
+        + (filter.isEmpty ? "" : "  filter: \(filter)"))
+    lines.append(
+      editing.map { "filter: \($0)_" }
+        ?? "keys: l level  o loss  j jitter  p peer  / filter  q quit")
+    if let error { lines.append("! \(error)") }
+    lines.append(
+      Self.pad("PEER", 24) + Self.pad("STATE", 13) + Self.pad("RX", 10) + Self.pad("TX", 10)
+        + "  MOS   LOSS   JITTER      RTT")
+    for row in shownRows.prefix(max(0, size.rows - lines.count)) {
+      let rx = colored(Self.pad(Self.levelNames[row.rx], 10), level: row.rx)
+      let tx = colored(Self.pad(Self.levelNames[row.tx], 10), level: row.tx)
+      let numbers =
+        Self.right(row.mos.map { String(format: "%.2f", $0) } ?? "-", 5)
+        + Self.right(row.loss.map { String(format: "%.1f%%", $0 * 100) } ?? "-", 7)
+        + Self.right(row.jitter.map { String(format: "%.1f ms", $0) } ?? "-", 9)
+        + Self.right(row.rtt.map { String(format: "%.1f ms", $0) } ?? "-", 9)
+      lines.append(Self.pad(row.peer, 24) + Self.pad(row.state, 13) + rx + tx + numbers)
+    }
+    // Fit the width: cut what does not fit (colour codes take no columns).
+    return lines.map { Self.fit($0, columns: size.columns) }
+  }
+
+  func colored(_ text: String, level: Int) -> String {
+    guard color else { return text }
+    let code: String
+    switch level {
+    case 1, 2: code = "32"  // green
+    case 3: code = "33"  // yellow
+    case 4, 5, 6: code = "31"  // red
+    default: code = "2"  // dim
+    }
+    return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+  }
+
+  static func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width
+      ? String(text.prefix(width - 1)) + " "
+      : text + String(repeating: " ", count: width - text.count)
+  }
+
+  static func right(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - text.count)) + text
+  }
+
+  static func fit(_ line: String, columns: Int) -> String {
+    var visible = 0
+    var result = ""
+    var escape = false
+    for character in line {
+      if character == "\u{1B}" { escape = true }
+      if escape {
+        result.append(character)
+        if character == "m" { escape = false }
+        continue
+      }
+      guard visible < columns else { continue }
+      result.append(character)
+      visible += 1
+    }
+    return result
+  }
+}
+
+/// The terminal in raw mode on the alternate screen, restored on exit.
+final class RawTerminal {
+  private var original = termios()
+  private let interactive: Bool
+
+  init() throws {
+    interactive = isatty(STDIN_FILENO) == 1
+    if interactive {
+      tcgetattr(STDIN_FILENO, &original)
+      var raw = original
+      raw.c_lflag &= ~tcflag_t(ECHO | ICANON)
+      tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+    }
+    write("\u{1B}[?1049h\u{1B}[?25l")
+  }
+
+  func restore() {
+    write("\u{1B}[?25h\u{1B}[?1049l")
+    if interactive { tcsetattr(STDIN_FILENO, TCSANOW, &original) }
+  }
+
+  func size() -> (rows: Int, columns: Int) {
+    var window = winsize()
+    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0 && window.ws_col > 0 {
+      return (Int(window.ws_row), Int(window.ws_col))
+    }
+    return (24, 80)
+  }
+
+  func draw(_ lines: [String]) {
+    write("\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\r\n"))
+  }
+
+  func readKey(timeoutMilliseconds: Int32) -> UInt8? {
+    var request = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    guard poll(&request, 1, timeoutMilliseconds) > 0 else { return nil }
+    var byte: UInt8 = 0
+    guard read(STDIN_FILENO, &byte, 1) == 1 else { return UInt8(ascii: "q") }
+    return byte
+  }
+
+  private func write(_ text: String) {
+    var bytes = Array(text.utf8)
+    _ = Glibc.write(STDOUT_FILENO, &bytes, bytes.count)
+  }
+}
+
+/// A plain HTTP/1.0 GET to the agent: all `top` needs, without an HTTP client library.
+struct HTTPEndpoint: CustomStringConvertible {
+  var host: String
+  var port: UInt16
+
+  init?(_ url: String) {
+    guard url.hasPrefix("http://") else { return nil }
+    let rest =
+      url.dropFirst("http://".count).split(separator: "/", maxSplits: 1).first.map(String.init)
+      ?? ""
+    guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...])
+    else {
+      return nil
+    }
+    host = String(rest[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    self.port = port
+  }
+
+  var description: String { "http://\(host):\(port)" }
+
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  func get(_ path: String) throws -> String {
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    var info: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, String(port), &hints, &info) == 0, let first = info else {
+      throw Failure(description: "cannot resolve \(host)")
+    }
+    defer { freeaddrinfo(info) }
+    let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, 0)
+    guard descriptor >= 0 else { throw Failure(description: String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    var timeout = timeval(tv_sec: 2, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+      throw Failure(description: "cannot connect: \(String(cString: strerror(errno)))")
+    }
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    // Read until the body announced by Content-Length is complete (or the server closes):
+    // waiting for the close alone would stall on a server that keeps the connection.
+    while !Self.isComplete(response) {
+      let count = recv(descriptor, &buffer, buffer.count, 0)
+      if count <= 0 { break }
+      response += buffer[0..<count]
+    }
+    let text = String(decoding: response, as: UTF8.self)
+    guard text.hasPrefix("HTTP/1.1 200") || text.hasPrefix("HTTP/1.0 200"),
+      let bodyStart = text.range(of: "\r\n\r\n")
+    else {
+      throw Failure(
+        description: "unexpected answer: \(text.split(separator: "\r\n").first ?? "nothing")")
+    }
+    return String(text[bodyStart.upperBound...])
+  }
+
+  static func isComplete(_ response: [UInt8]) -> Bool {
+    let text = String(decoding: response, as: UTF8.self)
+    guard let headerEnd = text.range(of: "\r\n\r\n") else { return false }
+    let headers = text[..<headerEnd.lowerBound].lowercased()
+    guard
+      let line = headers.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+      let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+    else { return false }
+    return text[headerEnd.upperBound...].utf8.count >= length
+  }
+}
