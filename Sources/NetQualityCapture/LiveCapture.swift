@@ -96,11 +96,13 @@ public final class LiveCapture {
     return true
   }
 
-  /// Reads every packet ready now into `engine`.
-  public func dispatch(into engine: inout Engine) throws(CaptureError) -> Int {
+  /// Reads every packet ready now into `engine`, as captured on interface number `index`.
+  public func dispatch(into engine: inout Engine, interfaceIndex index: UInt8 = 0)
+    throws(CaptureError) -> Int
+  {
     let count = withUnsafeMutablePointer(to: &engine) { pointer in
       var context = LiveContext(
-        engine: pointer, linkType: linkType, nanoseconds: nanosecondTimestamps)
+        engine: pointer, linkType: linkType, nanoseconds: nanosecondTimestamps, interface: index)
       return withUnsafeMutablePointer(to: &context) { contextPointer in
         contextPointer.withMemoryRebound(to: UInt8.self, capacity: 1) { user in
           pcap_dispatch(handle, -1, liveCallback, user)
@@ -146,6 +148,7 @@ private struct LiveContext {
   let engine: UnsafeMutablePointer<Engine>
   let linkType: LinkType
   let nanoseconds: Bool
+  let interface: UInt8
 }
 
 private func liveCallback(
@@ -160,5 +163,6 @@ private func liveCallback(
     nanoseconds: context.pointee.nanoseconds ? fraction : fraction * 1000)
   context.pointee.engine.pointee.ingest(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
-    originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time)
+    originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time,
+    interface: context.pointee.interface)
 }

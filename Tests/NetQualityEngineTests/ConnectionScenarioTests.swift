@@ -118,3 +118,31 @@ final class ConnectionScenarioTests: XCTestCase {
     XCTAssertEqual(scenario.engine.firingAlerts.map(\.rule), ["jittery"])
   }
 }
+
+extension ConnectionScenarioTests {
+  func testLinkDownIsDownAtOnce() throws {
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<10)
+    let events = scenario.engine.linkChanged(interface: 0, up: false, at: Scenario.time(10.2))
+    XCTAssertEqual(events.map(\.kind), [.linkDown])
+    XCTAssertEqual(events.first?.peer, Scenario.peer)
+    // The next tick, 2 s after the last packet: down, not merely interrupted.
+    scenario.idle(until: 12)
+    let peer = try XCTUnwrap(scenario.lastPeer)
+    XCTAssertEqual(peer.state, .disconnected)
+    XCTAssertEqual(peer.rx.level, .down)
+    XCTAssertEqual(scenario.last?.hostRx, .down)
+    // A repeated report changes nothing; the link coming back ends it.
+    XCTAssertEqual(
+      scenario.engine.linkChanged(interface: 0, up: false, at: Scenario.time(12.1)), [])
+    XCTAssertEqual(
+      scenario.engine.linkChanged(interface: 0, up: true, at: Scenario.time(12.5)).map(\.kind),
+      [.linkUp])
+    scenario.call(seconds: 13..<20)
+    XCTAssertEqual(scenario.lastPeer?.state, .connected)
+    XCTAssertEqual(scenario.lastPeer?.rx.level, .excellent)
+    // Another interface's link says nothing about this peer.
+    XCTAssertEqual(
+      scenario.engine.linkChanged(interface: 3, up: false, at: Scenario.time(20.5)), [])
+  }
+}

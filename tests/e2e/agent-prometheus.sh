@@ -156,6 +156,16 @@ ip netns exec "$sender" nft flush chain netdev nqloss egress
 check "Prometheus sees the peer connected again" \
   http wait "netquality_peer_connection_state{$peer,state=\"connected\"}" 1 15
 
+# The sender's link goes down: the receiver's veth loses carrier, and the agent marks the peer
+# down at the next tick instead of after 12 s of silence.
+link_down=$(date +%s.%N)
+ip -n "$sender" link set "${tag}va" down
+check "Prometheus sees level 6 within 5 s of the link going down" \
+  http wait "netquality_peer_quality_level{$peer,direction=\"rx\"}" 6 5
+check "netquality_link_up is 0 for the interface" http wait "netquality_link_up{interface=\"${tag}vb\"}" 0 5
+echo "     link down to level 6 in $(python3 -c "import time; print(round(time.time() - $link_down, 1))") s"
+ip -n "$sender" link set "${tag}va" up
+
 python3 - "$work/dashboard.txt" "$drop_start" <<'PY' || failures=$((failures + 1))
 import datetime, re, sys
 text = open(sys.argv[1]).read()

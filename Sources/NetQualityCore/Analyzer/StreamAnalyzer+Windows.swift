@@ -2,6 +2,8 @@
 /// subtracts two of them to get a window.
 public struct StreamCounters: Sendable {
   public var key: StreamKey
+  /// The capture interface the stream was first seen on.
+  public var interface: UInt8
   /// Validated as RTP (probation, SDP, or a validated stream on the same address pair).
   public var isConfirmed: Bool
   public var packets: Int64
@@ -41,6 +43,7 @@ extension StreamAnalyzer {
     let media = signalledMedia[stream.key.destination] ?? signalledMedia[stream.key.source]
     return StreamCounters(
       key: stream.key,
+      interface: stream.interface,
       isConfirmed: confirmed,
       packets: stream.packets,
       expected: stream.sequence.expected,

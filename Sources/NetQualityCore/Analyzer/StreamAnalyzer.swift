@@ -36,6 +36,8 @@ public struct StreamAnalyzer: Sendable {
   var senderReports: [SenderKey: SenderReportHistory] = [:]
   /// The RTCP datagram being visited.
   var rtcpContext = RTCPContext()
+  /// The capture interface of the frame being ingested (see `ingest(..., interface:)`).
+  var currentInterface: UInt8 = 0
   /// When each address last sent RTCP: liveness of a peer whose media is silent.
   public internal(set) var lastRTCPTimeByAddress: [IPAddress: CaptureTime] = [:]
 
@@ -45,6 +47,18 @@ public struct StreamAnalyzer: Sendable {
 
   /// Feeds one captured frame. `frame` holds the captured bytes, `originalLength` the length on
   /// the wire.
+  /// Feeds a frame captured on interface number `interface` (the agent's index of its capture
+  /// interfaces): a stream remembers the interface it was first seen on, so a link going down
+  /// can be tied to the peers reached through it.
+  @inline(__always)
+  public mutating func ingest(
+    frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType, at time: CaptureTime,
+    interface: UInt8
+  ) {
+    currentInterface = interface
+    ingest(frame: frame, originalLength: originalLength, linkType: linkType, at: time)
+  }
+
   public mutating func ingest(
     frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType, at time: CaptureTime
   ) {
@@ -173,7 +187,7 @@ public struct StreamAnalyzer: Sendable {
 
   mutating func addStream(_ key: StreamKey) -> Int {
     let index = table.insert(key, rehashing: streams.lazy.map(\.key))
-    streams.append(RTPStream(key: key))
+    streams.append(RTPStream(key: key, interface: currentInterface))
     details.append(StreamDetails())
     streamsBySSRC[key.ssrc, default: []].append(Int32(index))
     if signalledMedia[key.destination] != nil || signalledMedia[key.source] != nil {

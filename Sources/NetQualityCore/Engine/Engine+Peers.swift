@@ -76,7 +76,10 @@ extension Engine {
       txInputs = inputs
     }
 
-    let state = record.tracker.state
+    // A peer reached only through interfaces whose link is down is down now.
+    let linkDown =
+      !window.interfaces.isEmpty && window.interfaces.allSatisfy { linksDown[$0] != nil }
+    let state = linkDown && record.tracker.state != .ended ? .disconnected : record.tracker.state
     var rx = direction(raw: rxRaw, inputs: rxInputs, damper: &record.rxDamper)
     var tx = direction(raw: txRaw, inputs: txInputs, damper: &record.txDamper)
     switch state {

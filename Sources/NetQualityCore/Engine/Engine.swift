@@ -11,6 +11,8 @@ public struct Engine: Sendable {
   var baselines: [StreamBaseline] = []
   var streamTrackers: [ConnectionTracker?] = []
   var previousTick: CaptureTime?
+  /// Capture interfaces whose link is down, since when.
+  var linksDown: [UInt8: CaptureTime] = [:]
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     self.configuration = configuration
@@ -30,9 +32,39 @@ public struct Engine: Sendable {
   /// Feeds one captured frame (see `StreamAnalyzer.ingest`).
   @inline(__always)
   public mutating func ingest(
-    frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType, at time: CaptureTime
+    frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType, at time: CaptureTime,
+    interface: UInt8 = 0
   ) {
-    analyzer.ingest(frame: frame, originalLength: originalLength, linkType: linkType, at: time)
+    analyzer.ingest(
+      frame: frame, originalLength: originalLength, linkType: linkType, at: time,
+      interface: interface)
+  }
+
+  /// A capture interface lost or regained its link. Peers reached only through interfaces
+  /// that are down are down at once (level 6, state disconnected) from the next tick, without
+  /// waiting for the 12 s of silence; the events for them come back now.
+  public mutating func linkChanged(interface: UInt8, up: Bool, at time: CaptureTime)
+    -> [EngineEvent]
+  {
+    if up {
+      guard linksDown.removeValue(forKey: interface) != nil else { return [] }
+    } else {
+      guard linksDown[interface] == nil else { return [] }
+      linksDown[interface] = time
+    }
+    var affected: Set<IPAddress> = []
+    for index in 0..<analyzer.streamCount {
+      let counters = analyzer.counters(ofStream: index)
+      guard counters.interface == interface, counters.isConfirmed else { continue }
+      let direction = StreamDirection(
+        source: counters.key.sourceAddress, destination: counters.key.destinationAddress,
+        localNetworks: configuration.localNetworks)
+      if direction == .rx { affected.insert(counters.key.sourceAddress) }
+      if direction == .tx { affected.insert(counters.key.destinationAddress) }
+    }
+    return affected.sorted().map {
+      EngineEvent(time: time, kind: up ? .linkUp : .linkDown, peer: $0.description)
+    }
   }
 
   /// The alerts firing now.
@@ -140,6 +172,8 @@ struct PeerWindow {
   var rxBitsPerSecond = 0.0
   var rxLastArrival: CaptureTime?
   var rxResumedAt: CaptureTime?
+  /// Capture interfaces the peer's streams were seen on.
+  var interfaces: Set<UInt8> = []
   var rxGoodbye: CaptureTime?
   var rxStreamsEnded = 0
   var rxStreams = 0
@@ -158,6 +192,7 @@ struct PeerWindow {
 
   mutating func add(_ window: StreamWindow, counters: StreamCounters) {
     streams += 1
+    interfaces.insert(counters.interface)
     if let sample = counters.feedback.roundTrip.lastSeconds,
       let time = counters.feedback.lastReportTime,
       roundTrip.map({ time > $0.time }) ?? true

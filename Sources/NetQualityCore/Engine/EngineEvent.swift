@@ -7,6 +7,9 @@ public struct EngineEvent: Sendable, Equatable {
     case timeout
     case recovered
     case ended
+    /// The link of the capture interface the peer is reached through went down (or came back).
+    case linkDown = "link_down"
+    case linkUp = "link_up"
     case alertFiring = "alert_firing"
     case alertResolved = "alert_resolved"
   }

@@ -2,6 +2,8 @@
 /// free of references so the stream array stays dense and updates happen in place.
 struct RTPStream {
   let key: StreamKey
+  /// The capture interface the stream was first seen on.
+  let interface: UInt8
   var packets: Int64 = 0
   var payloadBytes: Int64 = 0
   var wireBytes: Int64 = 0
@@ -38,8 +40,9 @@ struct RTPStream {
   /// A gap this long is a silence whose end is worth remembering (connection states).
   static let silenceNanoseconds: Int64 = 1_000_000_000
 
-  init(key: StreamKey) {
+  init(key: StreamKey, interface: UInt8 = 0) {
     self.key = key
+    self.interface = interface
   }
 
   enum InferenceState {
