@@ -54,6 +54,7 @@ public struct Agent {
 
     var engineConfiguration = configuration.engine
     engineConfiguration.localNetworks = local
+    engineConfiguration.peerGroups = configuration.peerGroups.map { ($0.name, $0.networks) }
     let state = AgentState(engine: Engine(configuration: engineConfiguration))
     state.update { $0.configReloadTime = Date().timeIntervalSince1970 }
     let dashboardPath = dashboardOverride ?? configuration.dashboardFile

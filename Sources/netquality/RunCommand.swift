@@ -34,6 +34,9 @@ struct RunCommand: AsyncParsableCommand {
   @Option(help: ArgumentHelp("Listen address (overrides the file).", valueName: "HOST:PORT"))
   var listen: String?
 
+  @Option(help: ArgumentHelp("BPF capture filter (overrides the file).", valueName: "FILTER"))
+  var filter: String?
+
   @Option(
     help: ArgumentHelp(
       "Append dashboard frames to this file, or '-' for stdout.", valueName: "PATH"))
@@ -51,6 +54,7 @@ struct RunCommand: AsyncParsableCommand {
     let logger = Logger(label: "netquality")
     var configuration = try config.map(loadConfiguration) ?? AgentConfiguration()
     if !interfaces.isEmpty { configuration.interfaces = interfaces }
+    if let filter { configuration.bpfFilter = filter }
     if !localNetworks.isEmpty {
       configuration.localNetworks = try localNetworks.map { text in
         guard let prefix = NetworkPrefix(text) else {

@@ -146,3 +146,16 @@ extension ConnectionScenarioTests {
       scenario.engine.linkChanged(interface: 3, up: false, at: Scenario.time(20.5)), [])
   }
 }
+
+extension ConnectionScenarioTests {
+  func testNamedPeerGroupsReportUnderTheirName() throws {
+    var scenario = Scenario {
+      $0.peerGroups = [("sfu-eu", [NetworkPrefix("198.51.100.0/24")].compactMap { $0 })]
+    }
+    scenario.call(seconds: 0..<6)
+    let peers = try XCTUnwrap(scenario.last?.peers)
+    XCTAssertEqual(peers.map(\.peer), ["sfu-eu"])
+    XCTAssertEqual(peers.first?.rx.level, .excellent)
+    XCTAssertEqual(scenario.events.first?.peer, "sfu-eu")
+  }
+}

@@ -1,19 +1,17 @@
 extension Engine {
   /// Scores a peer's window, advances its connection state and evaluates the alert rules.
   mutating func updatePeer(
-    _ address: IPAddress, _ window: PeerWindow, now: CaptureTime
+    _ name: String, _ window: PeerWindow, now: CaptureTime
   ) -> (PeerSnapshot, [EngineEvent]) {
-    let name = address.description
     let model = configuration.quality
     // First seen: the first packet from the peer (or, for a silent peer, our last to it).
     let firstSeen = window.rxResumedAt ?? window.rxLastArrival ?? window.txLastArrival ?? now
-    var record = peers[address] ?? PeerRecord(firstSeen: firstSeen)
+    var record = peers[name] ?? PeerRecord(firstSeen: firstSeen)
     var events: [EngineEvent] = []
 
     // Liveness: anything the peer sent, RTP or RTCP. A peer that never sent anything (a
     // receive-only viewer without RTCP) is judged by our traffic to it instead.
-    let fromPeer = [window.rxLastArrival, analyzer.lastRTCPTimeByAddress[address]].compactMap { $0 }
-      .max()
+    let fromPeer = [window.rxLastArrival, window.lastRTCP].compactMap { $0 }.max()
     let activity = fromPeer ?? window.txLastArrival ?? now
     let endedAt =
       window.rxStreams > 0 && window.rxStreamsEnded == window.rxStreams ? window.rxGoodbye : nil
@@ -96,7 +94,7 @@ extension Engine {
     record.rxPacketsTotal = window.rxPacketsTotal
     record.rxLostTotal = window.rxLostTotal
     record.txPacketsTotal = window.txPacketsTotal
-    peers[address] = record
+    peers[name] = record
 
     let snapshot = PeerSnapshot(
       peer: name, state: state, stateSince: record.tracker.since, rx: rx, tx: tx,

@@ -7,7 +7,7 @@ public struct Engine: Sendable {
   public private(set) var configuration: EngineConfiguration
   public private(set) var analyzer: StreamAnalyzer
   var alerts: AlertEvaluator
-  var peers: [IPAddress: PeerRecord] = [:]
+  var peers: [String: PeerRecord] = [:]
   var baselines: [StreamBaseline] = []
   var streamTrackers: [ConnectionTracker?] = []
   var previousTick: CaptureTime?
@@ -52,18 +52,20 @@ public struct Engine: Sendable {
       guard linksDown[interface] == nil else { return [] }
       linksDown[interface] = time
     }
-    var affected: Set<IPAddress> = []
+    var affected: Set<String> = []
     for index in 0..<analyzer.streamCount {
       let counters = analyzer.counters(ofStream: index)
       guard counters.interface == interface, counters.isConfirmed else { continue }
       let direction = StreamDirection(
         source: counters.key.sourceAddress, destination: counters.key.destinationAddress,
         localNetworks: configuration.localNetworks)
-      if direction == .rx { affected.insert(counters.key.sourceAddress) }
-      if direction == .tx { affected.insert(counters.key.destinationAddress) }
+      if direction == .rx { affected.insert(configuration.peerName(counters.key.sourceAddress)) }
+      if direction == .tx {
+        affected.insert(configuration.peerName(counters.key.destinationAddress))
+      }
     }
     return affected.sorted().map {
-      EngineEvent(time: time, kind: up ? .linkUp : .linkDown, peer: $0.description)
+      EngineEvent(time: time, kind: up ? .linkUp : .linkDown, peer: $0)
     }
   }
 
@@ -84,19 +86,20 @@ public struct Engine: Sendable {
       ?? configuration.tickIntervalSeconds
     previousTick = now
     var windows: [StreamWindow] = []
-    var byPeer: [IPAddress: PeerWindow] = [:]
+    var byPeer: [String: PeerWindow] = [:]
     for index in 0..<analyzer.streamCount {
       let counters = analyzer.counters(ofStream: index)
       guard counters.isConfirmed,
         let (window, peer) = streamWindow(index, counters, now: now, interval: interval)
       else { continue }
       windows.append(window)
-      byPeer[peer, default: PeerWindow()].add(window, counters: counters)
+      byPeer[configuration.peerName(peer), default: PeerWindow()].add(
+        window, counters: counters, rtcp: analyzer.lastRTCPTimeByAddress[peer])
     }
     var events: [EngineEvent] = []
     var snapshots: [PeerSnapshot] = []
-    for (address, window) in byPeer.sorted(by: { $0.key < $1.key }) {
-      let (snapshot, peerEvents) = updatePeer(address, window, now: now)
+    for (name, window) in byPeer.sorted(by: { $0.key < $1.key }) {
+      let (snapshot, peerEvents) = updatePeer(name, window, now: now)
       snapshots.append(snapshot)
       events += peerEvents
     }
@@ -172,6 +175,8 @@ struct PeerWindow {
   var rxBitsPerSecond = 0.0
   var rxLastArrival: CaptureTime?
   var rxResumedAt: CaptureTime?
+  /// The latest RTCP from any of the peer's addresses.
+  var lastRTCP: CaptureTime?
   /// Capture interfaces the peer's streams were seen on.
   var interfaces: Set<UInt8> = []
   var rxGoodbye: CaptureTime?
@@ -190,8 +195,9 @@ struct PeerWindow {
   var roundTrip: (time: CaptureTime, milliseconds: Double)?
   var streams = 0
 
-  mutating func add(_ window: StreamWindow, counters: StreamCounters) {
+  mutating func add(_ window: StreamWindow, counters: StreamCounters, rtcp: CaptureTime?) {
     streams += 1
+    if let rtcp { lastRTCP = max(lastRTCP ?? rtcp, rtcp) }
     interfaces.insert(counters.interface)
     if let sample = counters.feedback.roundTrip.lastSeconds,
       let time = counters.feedback.lastReportTime,

@@ -9,6 +9,14 @@ public struct EngineConfiguration: Sendable {
   public var timers = ConnectionTimers()
   public var alertRules = AlertRule.builtIn
   public var analyzer = StreamAnalyzer.Configuration()
+  /// Named groups of remote addresses: a peer in a group is reported under the group's name.
+  public var peerGroups: [(name: String, networks: [NetworkPrefix])] = []
+
+  /// The peer name of a remote address: its group's name, or the address.
+  public func peerName(_ address: IPAddress) -> String {
+    peerGroups.first { group in group.networks.contains { $0.contains(address) } }?.name
+      ?? address.description
+  }
 
   public init() {}
 }
