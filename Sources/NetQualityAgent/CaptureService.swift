@@ -114,15 +114,7 @@ public final class CaptureService: Service, Sendable {
     guard let up = LinkState.isUp(interface), up != previous else { return }
     let first = previous == nil
     previous = up
-    state.update { published in
-      var entry =
-        published.interfaces[interface]
-        ?? PrometheusExposition.Interface(
-          name: interface, capturing: false, linkUp: nil, receivedPackets: 0, droppedPackets: 0,
-          interfaceDroppedPackets: 0)
-      entry.linkUp = up
-      published.interfaces[interface] = entry
-    }
+    updateInterface(interface) { $0.linkUp = up }
     if first && up { return }
     let now = CaptureTime(nanosecondsSinceEpoch: TickService.wallClock())
     let events = state.engine.withLock { $0.linkChanged(interface: index, up: up, at: now) }
@@ -139,19 +131,29 @@ public final class CaptureService: Service, Sendable {
   private func markInterface(
     _ interface: String, capturing: Bool, statistics: LiveCapture.Statistics?
   ) {
-    state.update { published in
-      var entry =
-        published.interfaces[interface]
-        ?? PrometheusExposition.Interface(
-          name: interface, capturing: false, linkUp: nil, receivedPackets: 0, droppedPackets: 0,
-          interfaceDroppedPackets: 0)
+    updateInterface(interface) { entry in
       entry.capturing = capturing
       if let statistics {
         entry.receivedPackets = statistics.received
         entry.droppedPackets = statistics.dropped
         entry.interfaceDroppedPackets = statistics.interfaceDropped
       }
+    }
+  }
+
+  /// Changes what the metrics say about `interface`, creating its entry on first use.
+  private func updateInterface(
+    _ interface: String, _ change: (inout PrometheusExposition.Interface) -> Void
+  ) {
+    state.update { published in
+      var entry =
+        published.interfaces[interface]
+        ?? PrometheusExposition.Interface(
+          name: interface, capturing: false, linkUp: nil, receivedPackets: 0, droppedPackets: 0,
+          interfaceDroppedPackets: 0)
+      change(&entry)
       published.interfaces[interface] = entry
     }
   }
+
 }

@@ -159,3 +159,21 @@ extension ConnectionScenarioTests {
     XCTAssertEqual(scenario.events.first?.peer, "sfu-eu")
   }
 }
+
+extension ConnectionScenarioTests {
+  /// A peer silent for its timeout and the 300 s grace after it is forgotten with its streams,
+  /// its alerts resolved; if it comes back it is a new peer.
+  func testLongSilentPeersAreForgotten() throws {
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<10)
+    scenario.idle(until: 380)
+    XCTAssertEqual(scenario.last?.peers.count, 0)
+    XCTAssertEqual(scenario.engine.analyzer.captureCounters.forgottenStreams, 2)
+    XCTAssertEqual(scenario.engine.firingAlerts, [])
+    let resolved = scenario.events.compactMap(\.alert).filter { $0.state == .resolved }.map(\.rule)
+    XCTAssertEqual(Set(resolved), ["peer_disconnected", "peer_timeout"])
+    scenario.call(seconds: 390..<396)
+    XCTAssertEqual(scenario.lastPeer?.state, .connected)
+    XCTAssertEqual(scenario.lastPeer?.rx.level, .excellent)
+  }
+}

@@ -25,34 +25,9 @@ swift build --product netquality >/dev/null
 netquality=$PWD/.build/debug/netquality
 
 tag=nqp$$
-sender=${tag}a
-receiver=${tag}b
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  ip netns del "$sender" 2>/dev/null || true
-  ip netns del "$receiver" 2>/dev/null || true
-  [ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"
-}
-trap cleanup EXIT
-
-ip netns add "$sender"
-ip netns add "$receiver"
-ip link add "${tag}va" type veth peer name "${tag}vb"
-ip link set "${tag}va" netns "$sender"
-ip link set "${tag}vb" netns "$receiver"
-ip -n "$sender" addr add 10.202.0.1/24 dev "${tag}va"
-ip -n "$receiver" addr add 10.202.0.2/24 dev "${tag}vb"
-for ns in "$sender" "$receiver"; do ip -n "$ns" link set lo up; done
-ip -n "$sender" link set "${tag}va" up
-ip -n "$receiver" link set "${tag}vb" up
+subnet=10.202.0
+source tests/e2e/netns.sh
 in_receiver() { ip netns exec "$receiver" "$@"; }
-
-ip netns exec "$sender" nft add table netdev nqloss
-ip netns exec "$sender" nft add chain netdev nqloss egress \
-  "{ type filter hook egress device \"${tag}va\" priority 0; }"
 
 # The agent, live on the receiver's veth.
 ip netns exec "$receiver" "$netquality" run --interface "${tag}vb" --local 10.202.0.2/32 \

@@ -23,35 +23,8 @@ swift build --product netquality >/dev/null
 netquality=$PWD/.build/debug/netquality
 
 tag=nq$$
-sender=${tag}a
-receiver=${tag}b
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  ip netns del "$sender" 2>/dev/null || true
-  ip netns del "$receiver" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-ip netns add "$sender"
-ip netns add "$receiver"
-ip link add "${tag}va" type veth peer name "${tag}vb"
-ip link set "${tag}va" netns "$sender"
-ip link set "${tag}vb" netns "$receiver"
-ip -n "$sender" addr add 10.201.0.1/24 dev "${tag}va"
-ip -n "$receiver" addr add 10.201.0.2/24 dev "${tag}vb"
-for ns in "$sender" "$receiver"; do ip -n "$ns" link set lo up; done
-ip -n "$sender" link set "${tag}va" up
-ip -n "$receiver" link set "${tag}vb" up
-
-# Loss is made on the sender's egress: a drop in the receiver's input hook would come after the
-# capture point and the capture would show no loss.
-nft_sender() { ip netns exec "$sender" nft "$@"; }
-nft_sender add table netdev nqloss
-nft_sender add chain netdev nqloss egress "{ type filter hook egress device \"${tag}va\" priority 0; }"
+subnet=10.201.0
+source tests/e2e/netns.sh
 
 set_loss() {  # percent
   nft_sender flush chain netdev nqloss egress

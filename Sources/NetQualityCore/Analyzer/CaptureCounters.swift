@@ -27,6 +27,8 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var streamTableFull: Int64 = 0
   /// RTCP report blocks about an SSRC with no RTP stream in the capture.
   public var unmatchedReportBlocks: Int64 = 0
+  /// Streams forgotten after a long silence (the live agent's memory bound).
+  public var forgottenStreams: Int64 = 0
 
   public init() {}
 
@@ -51,6 +53,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     case decodeErrorTotal = "decode_errors"
     case streamTableFull = "stream_table_full"
     case unmatchedReportBlocks = "unmatched_report_blocks"
+    case forgottenStreams = "forgotten_streams"
   }
 
   public func encode(to encoder: Encoder) throws {
@@ -73,6 +76,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     try container.encode(decodeErrors, forKey: .decodeErrors)
     try container.encode(streamTableFull, forKey: .streamTableFull)
     try container.encode(unmatchedReportBlocks, forKey: .unmatchedReportBlocks)
+    try container.encode(forgottenStreams, forKey: .forgottenStreams)
   }
 }
 

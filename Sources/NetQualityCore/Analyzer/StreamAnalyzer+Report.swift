@@ -7,7 +7,7 @@ extension StreamAnalyzer {
     capture.decodeErrors = decodeErrors.byReason
     var reports: [StreamReport] = []
     var rtpPackets: Int64 = 0
-    for index in streams.indices {
+    for index in streams.indices where !freeSet.contains(index) {
       let key = streams[index].key
       var confirmation = streams[index].confirmation
       if confirmation == nil {

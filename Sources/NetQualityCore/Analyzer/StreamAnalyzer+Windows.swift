@@ -17,6 +17,8 @@ public struct StreamCounters: Sendable {
   public var late: Int64
   public var payloadBytes: Int64
   public var lastArrival: CaptureTime
+  /// When the stream began: a different value at the same index means a new stream reused it.
+  public var firstArrival: CaptureTime
   /// When traffic last resumed after a silence of a second or more (or began).
   public var resumedAt: CaptureTime
   /// RFC 3550 jitter now and its maximum since the last window started; nil without a clock.
@@ -34,7 +36,7 @@ extension StreamAnalyzer {
   public func counters(ofStream index: Int) -> StreamCounters {
     let stream = streams[index]
     var confirmed = stream.confirmation != nil
-    if !confirmed {
+    if !confirmed && !freeSet.contains(index) {
       let flow = FlowKey(source: stream.key.source, destination: stream.key.destination)
       confirmed = confirmedFlows.contains(flow) || confirmedFlows.contains(flow.reversed)
     }
@@ -53,6 +55,7 @@ extension StreamAnalyzer {
       late: stream.sequence.latePackets,
       payloadBytes: stream.payloadBytes,
       lastArrival: CaptureTime(nanosecondsSinceEpoch: stream.lastArrivalNanoseconds),
+      firstArrival: CaptureTime(nanosecondsSinceEpoch: stream.firstArrivalNanoseconds),
       resumedAt: CaptureTime(nanosecondsSinceEpoch: stream.resumedAtNanoseconds),
       jitterSeconds: hasClock ? stream.jitter.jitterSeconds : nil,
       windowMaxJitterSeconds: hasClock ? stream.jitter.windowMaxJitterSeconds : nil,

@@ -24,6 +24,9 @@ public struct StreamAnalyzer: Sendable {
   var streams = ContiguousArray<RTPStream>()
   /// Cold per-stream data (RTCP, inference buffer), same index as `streams`.
   var details = ContiguousArray<StreamDetails>()
+  /// Indices of forgotten streams, reused by new ones (see `forget(silentSince:)`).
+  var freeIndices: [Int] = []
+  var freeSet: Set<Int> = []
   /// Stream indices by SSRC, for attaching RTCP to streams.
   var streamsBySSRC: [UInt32: [Int32]] = [:]
   /// Directed (source, destination) pairs that carry a validated stream.
@@ -186,9 +189,24 @@ public struct StreamAnalyzer: Sendable {
   }
 
   mutating func addStream(_ key: StreamKey) -> Int {
-    let index = table.insert(key, rehashing: streams.lazy.map(\.key))
-    streams.append(RTPStream(key: key, interface: currentInterface))
-    details.append(StreamDetails())
+    let index: Int
+    let stream = RTPStream(key: key, interface: currentInterface)
+    if let free = freeIndices.popLast() {
+      index = free
+      freeSet.remove(free)
+      streams[index] = stream
+      details[index] = StreamDetails()
+    } else {
+      index = streams.count
+      streams.append(stream)
+      details.append(StreamDetails())
+    }
+    do {
+      // Scoped so the extra references are gone before `streams` is mutated again (no copy).
+      let (current, free) = (streams, freeSet)
+      let live = current.indices.lazy.filter { !free.contains($0) && $0 != index }
+      table.insert(key, at: index, rehashing: live.map { ($0, current[$0].key) })
+    }
     streamsBySSRC[key.ssrc, default: []].append(Int32(index))
     if signalledMedia[key.destination] != nil || signalledMedia[key.source] != nil {
       confirm(index, by: .sdp)

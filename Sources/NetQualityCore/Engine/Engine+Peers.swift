@@ -149,8 +149,11 @@ extension Engine {
   }
 
   static func value(of metric: AlertRule.Metric, in peer: PeerSnapshot) -> Double? {
+    // Quality rules judge levels 1...5: down (6) is the disconnect and timeout alerts'
+    // business, so a disconnection does not raise a quality alert as well.
     func level(_ direction: DirectionSnapshot) -> Double? {
-      direction.level == .unknown ? nil : Double(direction.level.rawValue)
+      direction.level == .unknown || direction.level == .down
+        ? nil : Double(direction.level.rawValue)
     }
     switch metric {
     case .rxQuality: return level(peer.rx)

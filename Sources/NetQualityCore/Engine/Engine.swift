@@ -104,6 +104,21 @@ public struct Engine: Sendable {
       events += peerEvents
     }
     analyzer.startWindows()
+    // Streams silent for the timeout and the grace after it are forgotten, and peers with no
+    // stream left with them: memory stays bounded however long the agent runs.
+    let forgetAfter =
+      configuration.timers.timeoutAfterSeconds + configuration.forgetAfterTimeoutSeconds
+    analyzer.forget(
+      silentSince: CaptureTime(
+        nanosecondsSinceEpoch: now.nanosecondsSinceEpoch - Int64(forgetAfter * 1e9)))
+    for name in peers.keys where byPeer[name] == nil {
+      peers[name] = nil
+      for alert in alerts.resolveAll(peer: name, at: now) {
+        events.append(
+          EngineEvent(time: now, kind: .alertResolved, peer: name, previousState: nil, alert: alert)
+        )
+      }
+    }
     let active = snapshots.filter { [.connected, .interrupted, .disconnected].contains($0.state) }
     let snapshot = Snapshot(
       time: now, intervalSeconds: interval,
@@ -132,9 +147,15 @@ public struct Engine: Sendable {
       baselines.append(StreamBaseline())
       streamTrackers.append(nil)
     }
+    if baselines[index].firstArrival != counters.firstArrival {
+      // A new stream in a forgotten one's slot: start from zero.
+      baselines[index] = StreamBaseline(firstArrival: counters.firstArrival)
+      streamTrackers[index] = nil
+    }
     let before = baselines[index]
     baselines[index] = StreamBaseline(
-      expected: counters.expected, counted: counters.countedPackets,
+      firstArrival: counters.firstArrival, expected: counters.expected,
+      counted: counters.countedPackets,
       silenceLoss: counters.silenceLoss, packets: counters.packets,
       duplicates: counters.duplicates, late: counters.late, payloadBytes: counters.payloadBytes)
     // Packets lost across an outage are the outage's, reported as a connection state: they

@@ -8,6 +8,8 @@ public struct EngineConfiguration: Sendable {
   public var quality = QualityModel()
   public var timers = ConnectionTimers()
   public var alertRules = AlertRule.builtIn
+  /// A stream silent this long after its timeout is forgotten (and a peer with no stream left).
+  public var forgetAfterTimeoutSeconds = 300.0
   public var analyzer = StreamAnalyzer.Configuration()
   /// Named groups of remote addresses: a peer in a group is reported under the group's name.
   public var peerGroups: [(name: String, networks: [NetworkPrefix])] = []

@@ -37,6 +37,8 @@ struct WindowPool {
 
 /// Cumulative counters of a stream at the previous tick.
 struct StreamBaseline {
+  /// The stream the baseline belongs to (indices are reused after a stream is forgotten).
+  var firstArrival = CaptureTime(nanosecondsSinceEpoch: 0)
   var expected: Int64 = 0
   var counted: Int64 = 0
   var silenceLoss: Int64 = 0

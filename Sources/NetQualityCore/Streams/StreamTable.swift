@@ -1,12 +1,13 @@
 /// Maps stream keys to dense indices with open addressing and linear probing.
 ///
 /// Swift's `Dictionary` hashes with SipHash, which costs more than the rest of the per-packet
-/// work; streams are never removed from a capture's table, so a probe table with a cheap mixing
-/// hash (see `StreamKey.tableHash`) is enough, and lookups never allocate. Each slot holds the
-/// stream index and 32 bits of the hash, so a probe touches the stream (where its key lives)
-/// only when the tags agree: one cache miss for the slot, one for the stream.
+/// work, so this is a probe table with a cheap mixing hash (see `StreamKey.tableHash`) whose
+/// lookups never allocate. Each slot holds the stream index and 32 bits of the hash, from
+/// which the home slot follows, so a probe touches the stream (where its key lives) only when
+/// the tags agree, and removal can shift entries back (no tombstones: a table that lives for
+/// months never degrades).
 struct StreamTable {
-  /// (index + 1) << 32 | hash tag; 0 is an empty slot.
+  /// (index + 1) << 32 | hash tag; 0 is an empty slot. The home slot is tag & mask.
   private var slots: ContiguousArray<UInt64>
   private var mask: Int
   private(set) var count = 0
@@ -18,39 +19,62 @@ struct StreamTable {
     mask = capacity - 1
   }
 
+  @inline(__always)
+  private static func tag(_ key: StreamKey) -> UInt64 { key.tableHash & 0xFFFF_FFFF }
+
   /// The index of `key`, using `keyAt` to read the key stored at a candidate index.
   @inline(__always)
   func find(_ key: StreamKey, keyAt: (Int) -> StreamKey) -> Int? {
-    let hash = key.tableHash
-    let tag = hash & 0xFFFF_FFFF
-    var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+    slotOf(key, keyAt: keyAt).map { Int(slots[$0] >> 32) - 1 }
+  }
+
+  @inline(__always)
+  private func slotOf(_ key: StreamKey, keyAt: (Int) -> StreamKey) -> Int? {
+    let tag = Self.tag(key)
+    var slot = Int(truncatingIfNeeded: tag) & mask
     while true {
       let entry = slots[slot]
       if entry == 0 { return nil }
-      if entry & 0xFFFF_FFFF == tag {
-        let index = Int(entry >> 32) - 1
-        if keyAt(index) == key { return index }
+      if entry & 0xFFFF_FFFF == tag && keyAt(Int(entry >> 32) - 1) == key { return slot }
+      slot = (slot + 1) & mask
+    }
+  }
+
+  /// Records `key` (known to be absent) at `index`; `keys` are every key present, for a rehash.
+  mutating func insert(
+    _ key: StreamKey, at index: Int, rehashing keys: some Sequence<(Int, StreamKey)>
+  ) {
+    if (count + 1) * 2 > slots.count {
+      slots = ContiguousArray(repeating: 0, count: slots.count * 2)
+      mask = slots.count - 1
+      for (existing, existingKey) in keys { place(index: existing, tag: Self.tag(existingKey)) }
+    }
+    place(index: index, tag: Self.tag(key))
+    count += 1
+  }
+
+  /// Removes `key`, shifting later entries of its probe run back (Knuth's algorithm R).
+  mutating func remove(_ key: StreamKey, keyAt: (Int) -> StreamKey) {
+    guard var hole = slotOf(key, keyAt: keyAt) else { return }
+    slots[hole] = 0
+    count -= 1
+    var slot = (hole + 1) & mask
+    while slots[slot] != 0 {
+      let home = Int(truncatingIfNeeded: slots[slot] & 0xFFFF_FFFF) & mask
+      // Move the entry into the hole unless its home lies cyclically in (hole, slot].
+      let stays = hole <= slot ? (hole < home && home <= slot) : (hole < home || home <= slot)
+      if !stays {
+        slots[hole] = slots[slot]
+        slots[slot] = 0
+        hole = slot
       }
       slot = (slot + 1) & mask
     }
   }
 
-  /// Records `key` (known to be absent) at the next index and returns that index.
-  mutating func insert(_ key: StreamKey, rehashing keys: some Sequence<StreamKey>) -> Int {
-    if (count + 1) * 2 > slots.count {
-      slots = ContiguousArray(repeating: 0, count: slots.count * 2)
-      mask = slots.count - 1
-      for (index, existing) in keys.enumerated() { place(index: index, hash: existing.tableHash) }
-    }
-    let index = count
-    place(index: index, hash: key.tableHash)
-    count += 1
-    return index
-  }
-
-  private mutating func place(index: Int, hash: UInt64) {
-    var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+  private mutating func place(index: Int, tag: UInt64) {
+    var slot = Int(truncatingIfNeeded: tag) & mask
     while slots[slot] != 0 { slot = (slot + 1) & mask }
-    slots[slot] = UInt64(index + 1) << 32 | hash & 0xFFFF_FFFF
+    slots[slot] = UInt64(index + 1) << 32 | tag
   }
 }

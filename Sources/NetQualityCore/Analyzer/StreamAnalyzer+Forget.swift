@@ -1,0 +1,36 @@
+extension StreamAnalyzer {
+  /// Forgets every stream silent since `cutoff` (no RTP, no RTCP from its sender): its slot
+  /// and table entry are reused by new streams, so an agent that runs for months stays within
+  /// `maxStreams`. Returns how many were forgotten.
+  @discardableResult
+  public mutating func forget(silentSince cutoff: CaptureTime) -> Int {
+    var silent: [Int] = []
+    for index in streams.indices where !freeSet.contains(index) {
+      let lastRTCP = details[index].feedback.lastSenderRTCPTime?.nanosecondsSinceEpoch ?? 0
+      guard max(streams[index].lastArrivalNanoseconds, lastRTCP) < cutoff.nanosecondsSinceEpoch
+      else {
+        continue
+      }
+      silent.append(index)
+    }
+    do {
+      let keys = streams
+      for index in silent { table.remove(keys[index].key) { keys[$0].key } }
+    }
+    for index in silent {
+      let key = streams[index].key
+      if var bySSRC = streamsBySSRC[key.ssrc] {
+        bySSRC.removeAll { $0 == Int32(index) }
+        streamsBySSRC[key.ssrc] = bySSRC.isEmpty ? nil : bySSRC
+      }
+      streams[index].confirmation = nil
+      freeIndices.append(index)
+      freeSet.insert(index)
+    }
+    counters.forgottenStreams += Int64(silent.count)
+    return silent.count
+  }
+
+  /// Whether the stream at `index` was forgotten (its index may be reused by a new stream).
+  public func isForgotten(_ index: Int) -> Bool { freeSet.contains(index) }
+}
