@@ -7,8 +7,9 @@ public struct AgentConfiguration: Sendable {
   public var interfaces: [String] = []
   /// BPF filter of the captures.
   public var bpfFilter = "udp"
-  /// Bytes captured per packet: headers are all the engine needs, but SDP in SIP needs more.
-  public var snapLength = 262_144
+  /// Bytes captured per packet: RTP needs its headers, SIP/SDP a full MTU. libpcap sizes each
+  /// slot of the kernel ring by this, so a large value means few slots and drops under load.
+  public var snapLength = 2048
   /// Kernel capture buffer per interface, MiB.
   public var bufferMegabytes = 16
   /// Addresses of this host; empty means the addresses of the capture interfaces.

@@ -264,3 +264,48 @@ extension CommandLineTests {
       line.hasPrefix("netquality: error: no permission to capture on lo: run as root"), line)
   }
 }
+
+/// The agent as a process: SIGHUP reloads, an invalid file keeps the old configuration and says
+/// why, SIGTERM stops it cleanly.
+extension CommandLineTests {
+  func testSIGHUPReloadKeepsTheOldConfigurationWhenTheNewOneIsInvalid() throws {
+    guard getuid() == 0 else { throw XCTSkip("capturing on lo needs root") }
+    let config = directory.appendingPathComponent("agent.yaml")
+    try Data("interfaces: [lo]\nlisten: \"127.0.0.1:19475\"\ntick_interval: 1\n".utf8).write(
+      to: config)
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["run", "--config", config.path]
+    let errorPipe = Pipe()
+    process.standardError = errorPipe
+    process.standardOutput = Pipe()
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    var log = ""
+    func waitFor(_ text: String, seconds: Double) -> Bool {
+      let deadline = Date().addingTimeInterval(seconds)
+      while Date() < deadline {
+        let data = errorPipe.fileHandleForReading.availableData
+        log += String(decoding: data, as: UTF8.self)
+        if log.contains(text) { return true }
+        if data.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+      }
+      return false
+    }
+    XCTAssertTrue(waitFor("Server started", seconds: 20), log)
+    try Data("interfaces: [lo]\ntick_interval: soon\n".utf8).write(to: config)
+    kill(process.processIdentifier, SIGHUP)
+    XCTAssertTrue(waitFor("reload kept the old configuration", seconds: 10), log)
+    XCTAssertTrue(log.contains("line 2: tick_interval: expected a number"), log)
+    try Data(
+      "interfaces: [lo]\nlisten: \"127.0.0.1:19475\"\ntick_interval: 1\ntimers: {interrupted: 3, disconnected: 9, timeout: 40}\n"
+        .utf8
+    ).write(to: config)
+    kill(process.processIdentifier, SIGHUP)
+    XCTAssertTrue(waitFor("reloaded \(config.path)", seconds: 10), log)
+    process.terminate()
+    process.waitUntilExit()
+    XCTAssertTrue(waitFor("captures closed", seconds: 5) || log.contains("captures closed"), log)
+    XCTAssertEqual(process.terminationStatus, 0)
+  }
+}
