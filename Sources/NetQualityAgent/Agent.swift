@@ -32,7 +32,7 @@ public struct Agent {
     let all = try NetworkInterface.all()
     var names = configuration.interfaces
     if names.isEmpty {
-      names = all.filter { $0.isUp && !$0.isLoopback && !$0.addresses.isEmpty }.map(\.name)
+      names = all.filter(\.isDefaultCapture).map(\.name)
     }
     guard !names.isEmpty else { throw AgentError.noInterfaces }
     var local = configuration.localNetworks

@@ -41,11 +41,9 @@ public struct NetworkInterface: Sendable, Equatable {
     return result
   }
 
-  /// The interfaces `netquality run` captures on by default: up, not loopback, and real (not
-  /// libpcap's pseudo-devices such as "any", "nflog" or "dbus-system").
-  public static func defaultCapture() throws(CaptureError) -> [NetworkInterface] {
-    try all().filter { $0.isUp && !$0.isLoopback && !$0.addresses.isEmpty }
-  }
+  /// Whether `netquality run` captures on it by default: up, not loopback, and with an address
+  /// (which leaves out libpcap's pseudo-devices such as "any", "nflog" or "dbus-system").
+  public var isDefaultCapture: Bool { isUp && !isLoopback && !addresses.isEmpty }
 
   static func address(_ socketAddress: UnsafeMutablePointer<sockaddr>) -> IPAddress? {
     switch Int32(socketAddress.pointee.sa_family) {
