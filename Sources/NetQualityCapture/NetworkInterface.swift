@@ -54,17 +54,11 @@ public struct NetworkInterface: Sendable, Equatable {
     case AF_INET6:
       return socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
         withUnsafeBytes(of: pointer.pointee.sin6_addr) { bytes in
-          IPAddress(high: bytes.uint64(at: 0), low: bytes.uint64(at: 8))
+          IPAddress(high: bytes.uint64BigEndian(at: 0), low: bytes.uint64BigEndian(at: 8))
         }
       }
     default:
       return nil
     }
-  }
-}
-
-extension UnsafeRawBufferPointer {
-  fileprivate func uint64(at offset: Int) -> UInt64 {
-    UInt64(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
   }
 }

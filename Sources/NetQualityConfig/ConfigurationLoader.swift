@@ -353,17 +353,12 @@ struct Walker {
   mutating func applyListen(
     _ text: String, _ node: Node, to configuration: inout AgentConfiguration
   ) {
-    // host:port, [v6]:port, or :port for every address.
-    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-      (1...65_535).contains(port)
-    else {
+    guard let address = ListenAddress(text) else {
       issue(node, "listen", "'\(text)' is not HOST:PORT (e.g. 127.0.0.1:9470, [::1]:9470, :9470)")
       return
     }
-    var host = String(text[..<colon])
-    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    configuration.listenHost = host.isEmpty ? "0.0.0.0" : host
-    configuration.listenPort = port
+    configuration.listenHost = address.host
+    configuration.listenPort = address.port
   }
 
   mutating func applyMetrics(_ node: Node, to configuration: inout AgentConfiguration) {

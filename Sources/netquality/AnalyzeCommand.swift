@@ -37,15 +37,7 @@ struct AnalyzeCommand: ParsableCommand {
   var localNetworks: [String] = []
 
   func run() throws {
-    var prefixes: [NetworkPrefix] = []
-    for text in localNetworks {
-      guard let prefix = NetworkPrefix(text) else {
-        throw fail(
-          "--local \(text): not an address or CIDR prefix (e.g. 10.0.0.0/8, 2001:db8::/32)", code: 2
-        )
-      }
-      prefixes.append(prefix)
-    }
+    let prefixes = try parseLocalNetworks(localNetworks)
     if timeline {
       guard format != .json else {
         throw fail("--timeline writes table or jsonl, not json", code: 2)

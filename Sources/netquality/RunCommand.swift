@@ -56,22 +56,14 @@ struct RunCommand: AsyncParsableCommand {
     if !interfaces.isEmpty { configuration.interfaces = interfaces }
     if let filter { configuration.bpfFilter = filter }
     if !localNetworks.isEmpty {
-      configuration.localNetworks = try localNetworks.map { text in
-        guard let prefix = NetworkPrefix(text) else {
-          throw fail("--local \(text): not an address or CIDR prefix", code: 2)
-        }
-        return prefix
-      }
+      configuration.localNetworks = try parseLocalNetworks(localNetworks)
     }
     if let listen {
-      guard let colon = listen.lastIndex(of: ":"),
-        let port = Int(listen[listen.index(after: colon)...]),
-        (1...65_535).contains(port)
-      else { throw fail("--listen \(listen): expected HOST:PORT", code: 2) }
-      var host = String(listen[..<colon])
-      if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-      configuration.listenHost = host.isEmpty ? "0.0.0.0" : host
-      configuration.listenPort = port
+      guard let address = ListenAddress(listen) else {
+        throw fail("--listen \(listen): expected HOST:PORT", code: 2)
+      }
+      configuration.listenHost = address.host
+      configuration.listenPort = address.port
     }
     var demoSource: DemoSource?
     if demo {

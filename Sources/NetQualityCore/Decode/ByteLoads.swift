@@ -4,22 +4,22 @@
 /// They never copy the payload: the engine reads fields in place from the capture buffer.
 extension UnsafeRawBufferPointer {
   @inline(__always)
-  func byte(at offset: Int) -> UInt8 {
+  public func byte(at offset: Int) -> UInt8 {
     loadUnaligned(fromByteOffset: offset, as: UInt8.self)
   }
 
   @inline(__always)
-  func uint16BigEndian(at offset: Int) -> UInt16 {
+  public func uint16BigEndian(at offset: Int) -> UInt16 {
     UInt16(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self))
   }
 
   @inline(__always)
-  func uint32BigEndian(at offset: Int) -> UInt32 {
+  public func uint32BigEndian(at offset: Int) -> UInt32 {
     UInt32(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
   }
 
   @inline(__always)
-  func uint64BigEndian(at offset: Int) -> UInt64 {
+  public func uint64BigEndian(at offset: Int) -> UInt64 {
     UInt64(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
   }
 

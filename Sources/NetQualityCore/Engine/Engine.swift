@@ -55,14 +55,10 @@ public struct Engine: Sendable {
     var affected: Set<String> = []
     for index in 0..<analyzer.streamCount {
       let counters = analyzer.counters(ofStream: index)
-      guard counters.interface == interface, counters.isConfirmed else { continue }
-      let direction = StreamDirection(
-        source: counters.key.sourceAddress, destination: counters.key.destinationAddress,
-        localNetworks: configuration.localNetworks)
-      if direction == .rx { affected.insert(configuration.peerName(counters.key.sourceAddress)) }
-      if direction == .tx {
-        affected.insert(configuration.peerName(counters.key.destinationAddress))
-      }
+      guard counters.interface == interface, counters.isConfirmed,
+        let (_, peer) = peerSide(counters.key)
+      else { continue }
+      affected.insert(configuration.peerName(peer))
     }
     return affected.sorted().map {
       EngineEvent(time: time, kind: up ? .linkUp : .linkDown, peer: $0)
@@ -129,20 +125,25 @@ public struct Engine: Sendable {
     return TickResult(snapshot: snapshot, events: events)
   }
 
+  /// A stream's direction and the remote address it is exchanged with; nil for a stream
+  /// between two local or two remote addresses.
+  func peerSide(_ key: StreamKey) -> (StreamDirection, IPAddress)? {
+    let direction = StreamDirection(
+      source: key.sourceAddress, destination: key.destinationAddress,
+      localNetworks: configuration.localNetworks)
+    switch direction {
+    case .rx: return (direction, key.sourceAddress)
+    case .tx: return (direction, key.destinationAddress)
+    case .local, .transit: return nil
+    }
+  }
+
   /// The window of one stream since the previous tick, and the peer it belongs to (nil for a
   /// stream between two local or two remote addresses).
   private mutating func streamWindow(
     _ index: Int, _ counters: StreamCounters, now: CaptureTime, interval: Double
   ) -> (StreamWindow, IPAddress)? {
-    let direction = StreamDirection(
-      source: counters.key.sourceAddress, destination: counters.key.destinationAddress,
-      localNetworks: configuration.localNetworks)
-    let peer: IPAddress
-    switch direction {
-    case .rx: peer = counters.key.sourceAddress
-    case .tx: peer = counters.key.destinationAddress
-    case .local, .transit: return nil
-    }
+    guard let (direction, peer) = peerSide(counters.key) else { return nil }
     while baselines.count <= index {
       baselines.append(StreamBaseline())
       streamTrackers.append(nil)
