@@ -56,6 +56,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // The analysis engine timed alone over a capture held in memory (see scripts/bench.sh).
+    .executableTarget(
+      name: "netquality-engine-bench", dependencies: ["NetQualityCore", "NetQualityCapture"]),
     .testTarget(name: "NetQualityCoreTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
     .testTarget(
       name: "NetQualityEngineTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),

@@ -18,7 +18,7 @@ struct AnalyzeCommand: ParsableCommand {
     case table, json, jsonl
   }
 
-  @Argument(help: "The capture file (pcap or pcapng).")
+  @Argument(help: "The capture file (pcap or pcapng); - reads standard input.")
   var file: String
 
   @Option(help: "Output format: table or json (streams); table or jsonl (--timeline).")
@@ -81,6 +81,11 @@ struct AnalyzeCommand: ParsableCommand {
     configuration.tickIntervalSeconds = interval
     configuration.localNetworks = localNetworks
     if localNetworks.isEmpty {
+      guard file != "-" else {
+        throw fail(
+          "--timeline on standard input needs --local: the local side is otherwise found by a "
+            + "first pass over the file", code: 2)
+      }
       var analyzer = StreamAnalyzer()
       _ = try open().feed(&analyzer)
       guard let guess = LocalInference.guess(analyzer.report()) else {

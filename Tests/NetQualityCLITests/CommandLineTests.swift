@@ -32,10 +32,14 @@ final class CommandLineTests: XCTestCase {
     var standardError: String
   }
 
-  func run(_ arguments: [String]) throws -> Run {
+  /// Runs the binary; `input` names a file given as its standard input.
+  func run(_ arguments: [String], input: String? = nil) throws -> Run {
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
+    if let input {
+      process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+    }
     let output = Pipe()
     let error = Pipe()
     process.standardOutput = output
@@ -125,6 +129,34 @@ final class CommandLineTests: XCTestCase {
     XCTAssertTrue(lines[1].hasPrefix("SOURCE"))
     XCTAssertTrue(lines[2].contains("0x5EED0000"))
     XCTAssertTrue(lines.last?.hasPrefix("capture: 100 packets") ?? false)
+  }
+
+  /// `analyze -` reads the capture from a pipe (tcpdump -w - | netquality analyze -), giving
+  /// what the file gives.
+  func testStandardInputAnalysesLikeTheFile() throws {
+    let path = directory.appendingPathComponent("s.pcap").path
+    XCTAssertEqual(
+      try run(["generate", "-o", path, "--streams", "3", "--packets", "600", "--loss", "3"])
+        .status, 0)
+    let fromFile = try run(["analyze", path, "--format", "json"])
+    let fromPipe = try run(["analyze", "-", "--format", "json"], input: path)
+    XCTAssertEqual(fromPipe.status, 0, fromPipe.standardError)
+    // The documents differ only in the file name they echo.
+    func document(_ run: Run) throws -> NSDictionary {
+      var object = try XCTUnwrap(
+        JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+      object["file"] = nil
+      return object as NSDictionary
+    }
+    XCTAssertEqual(try document(fromPipe), try document(fromFile))
+    XCTAssertEqual((try document(fromPipe)["streams"] as? [Any])?.count, 3)
+    // A second pass (the local-side guess of --timeline) cannot re-read a pipe: said, not hung.
+    let timeline = try run(["analyze", "-", "--timeline"], input: path)
+    XCTAssertEqual(timeline.status, 2)
+    XCTAssertTrue(timeline.standardError.contains("needs --local"), timeline.standardError)
+    let withLocal = try run(["analyze", "-", "--timeline", "--local", "10.10.0.0/16"], input: path)
+    XCTAssertEqual(withLocal.status, 0, withLocal.standardError)
+    XCTAssertTrue(withLocal.standardOutput.contains("connected"), withLocal.standardOutput)
   }
 }
 

@@ -224,7 +224,14 @@ public struct StreamAnalyzer: Sendable {
   mutating func resolveClock(_ index: Int, payloadType: UInt8) {
     streams[index].currentPayloadType = payloadType
     streams[index].clockGeneration = signallingGeneration
-    streams[index].currentClock = resolveClock(payloadType, key: streams[index].key)
+    let clock = resolveClock(payloadType, key: streams[index].key)
+    streams[index].currentClock = clock
+    if clock.rateHz > 0 && !clock.isEvent && streams[index].reportedClock.source == .unknown {
+      // The first known clock is the stream's reported one, and ends any inference still
+      // collecting for another payload type.
+      streams[index].reportedClock = clock
+      streams[index].inferenceState = .notNeeded
+    }
     if streams[index].currentClock.source == .sdp && streams[index].confirmation == nil {
       confirm(index, by: .sdp)
     }
