@@ -24,8 +24,8 @@ public final class PcapFileReader {
   /// and any large malloc block begin 16 bytes into a page, and when the stdio buffer begins
   /// at the same page offset, every copy from one to the other stalls on 4 KiB aliasing
   /// (loads that look like they depend on stores a page away): the C loop of scripts/bench
-  /// reads the benchmark capture in 0.39 s with that layout, 0.17 s with this one, and 0.27 s
-  /// with stdio's 4 KiB default.
+  /// reads the benchmark capture in 0.33–0.39 s with that layout, 0.14–0.18 s with this one,
+  /// and 0.23–0.31 s with stdio's 4 KiB default.
   static let readBufferOffset = 2048
 
   /// How reading ended.
