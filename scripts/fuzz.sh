@@ -10,9 +10,23 @@ scratch=.build-fuzz
 corpus=$scratch/corpus
 mkdir -p "$corpus" "$scratch/findings"
 
+# SwiftPM hands the compiler driver one -sanitize= flag per --sanitize, in the order of a Swift
+# Set (random per run), and the driver keeps only the last: each build got either coverage or
+# AddressSanitizer, never both. The combined flag, passed last, gives both; the check below
+# makes sure of it.
 swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address \
+  -Xswiftc -sanitize=fuzzer,address \
   --scratch-path "$scratch" 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3
 harness=$scratch/release/NetQualityFuzz
+engine_object=$scratch/release/NetQualityCore.build/StreamAnalyzer.swift.o
+if ! objdump -h "$engine_object" | grep -q __sancov; then
+  echo "netquality: error: the engine was built without fuzzer coverage ($engine_object)" >&2
+  exit 1
+fi
+if ! nm "$engine_object" | grep -q __asan_; then
+  echo "netquality: error: the engine was built without AddressSanitizer ($engine_object)" >&2
+  exit 1
+fi
 
 swift build --product netquality >/dev/null
 .build/debug/netquality generate -o "$scratch/seed.pcap" --streams 6 --packets 600 \

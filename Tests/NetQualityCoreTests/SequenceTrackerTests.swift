@@ -84,6 +84,20 @@ final class SequenceTrackerTests: XCTestCase {
     XCTAssertEqual(tracker.latePackets, 1)
   }
 
+  /// RFC 3550 A.1 accepts a packet up to MAX_MISORDER (100) behind the highest as late; the
+  /// received-packet window must reach that far, so such a packet fills its gap, a second copy
+  /// is a duplicate, and one 101 behind is a stray that fills nothing.
+  func testLateAndDuplicatePacketsAtTheMisorderLimit() {
+    var sequence = Array(0..<250)
+    sequence.removeAll { $0 == 149 || $0 == 150 }
+    let tracker = track(sequence + [149, 149, 148] + Array(250..<400))
+    XCTAssertEqual(tracker.expected, 400)
+    XCTAssertEqual(tracker.lost, 1)  // 150
+    XCTAssertEqual(tracker.duplicates, 1)  // the second 149
+    XCTAssertEqual(tracker.latePackets, 2)  // 149 (filled its slot), 148 (101 behind)
+    XCTAssertEqual(tracker.longestLossBurstIncludingWindow, 1)
+  }
+
   func testLossBurstLongerThanWindow() {
     let tracker = track(Array(0..<10) + Array(2010..<2020))
     XCTAssertEqual(tracker.lost, 2000)
