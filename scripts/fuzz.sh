@@ -19,11 +19,12 @@ swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address 
   --scratch-path "$scratch" 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3
 harness=$scratch/release/NetQualityFuzz
 engine_object=$scratch/release/NetQualityCore.build/StreamAnalyzer.swift.o
-if ! objdump -h "$engine_object" | grep -q __sancov; then
+# Counted, not `grep -q`: an early exit would break the pipe, and pipefail would call it failure.
+if [ "$(objdump -h "$engine_object" | grep -c __sancov)" -eq 0 ]; then
   echo "netquality: error: the engine was built without fuzzer coverage ($engine_object)" >&2
   exit 1
 fi
-if ! nm "$engine_object" | grep -q __asan_; then
+if [ "$(nm "$engine_object" | grep -c __asan_)" -eq 0 ]; then
   echo "netquality: error: the engine was built without AddressSanitizer ($engine_object)" >&2
   exit 1
 fi
