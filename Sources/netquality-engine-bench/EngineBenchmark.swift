@@ -6,8 +6,10 @@ import NetQualityCore
 /// `StreamAnalyzer` several times. As libpcap does, each batch of frames is first copied into a
 /// small buffer (so they are in the cache, as after libpcap's read), and only the engine's work
 /// on them is timed. Without file reading, system calls and the memory traffic of a 400 MB
-/// buffer, the figure is steady enough to compare two builds of the per-packet path (the
-/// end-to-end comparison with tshark and libpcap is `scripts/bench.sh`).
+/// buffer, the figure is steadier than end-to-end timing for comparing two builds of the
+/// per-packet path, though on a shared virtual machine only differences of more than about
+/// 10 % stand out from the noise (the end-to-end comparison with tshark and libpcap is
+/// `scripts/bench.sh`).
 ///
 ///     netquality-engine-bench FILE [ROUNDS]
 @main
@@ -28,6 +30,10 @@ struct EngineBenchmark {
       capture = try LoadedCapture(path: arguments[1])
     } catch {
       printError("\(error)")
+      exit(1)
+    }
+    guard capture.frameCount > 0 else {
+      printError("\(arguments[1]): no frames to time")
       exit(1)
     }
     var nanosecondsPerRound: [Double] = []
@@ -67,9 +73,13 @@ struct LoadedCapture {
     linkType = reader.linkType
     var bytes: [UInt8] = []
     var frames: [(offset: Int, captured: Int, original: Int, time: CaptureTime)] = []
-    _ = reader.forEachFrame { frame, originalLength, time in
+    let completion = reader.forEachFrame { frame, originalLength, time in
       frames.append((bytes.count, frame.count, originalLength, time))
       bytes.append(contentsOf: frame)
+    }
+    if case .stoppedEarly(let reason) = completion {
+      EngineBenchmark.printError(
+        "\(path): reading stopped early, timing what came before: \(reason)")
     }
     self.bytes = bytes
     self.frames = frames
@@ -81,7 +91,7 @@ struct LoadedCapture {
   /// Feeds every frame, batch by batch; returns the nanoseconds spent in the engine.
   func feed(_ analyzer: inout StreamAnalyzer) -> UInt64 {
     var engineNanoseconds: UInt64 = 0
-    var scratch = [UInt8](repeating: 0, count: 0)
+    var scratch: [UInt8] = []
     bytes.withUnsafeBytes { buffer in
       var first = 0
       while first < frames.count {

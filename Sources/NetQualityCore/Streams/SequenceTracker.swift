@@ -11,10 +11,10 @@ public struct SequenceTracker: Sendable {
   public static let minSequential = 2
   /// Width of the received-packet window: above MAX_MISORDER, so every late packet A.1 accepts
   /// (at most 100 behind the highest) is checked against it, and a slot leaving the window is
-  /// final. 128 bits keep the tracker's per-packet fields in one 64-byte cache line.
+  /// final. 128 bits keep the fields the in-order path touches within 64 bytes.
   static let windowBits: Int64 = 128
 
-  // Fields the in-order path touches come first, in one cache line; the rest follow.
+  // Fields the in-order path touches come first (64 bytes); the rest follow.
 
   /// Highest extended sequence number seen.
   private(set) var maxExtended: Int64 = -1
