@@ -9,14 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "SKIP e2e real traffic: needs root for network namespaces and nftables"
-  exit 0
-fi
-if ! ip netns list >/dev/null 2>&1; then
-  echo "SKIP e2e real traffic: this kernel or container has no network namespaces"
-  exit 0
-fi
+source tests/e2e/preflight.sh
+skip_without_namespaces "e2e real traffic" "network namespaces and nftables"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly tcpdump nftables iproute2 python3
 swift build --product netquality >/dev/null
