@@ -117,7 +117,9 @@ public final class CaptureService: Service, Sendable {
     updateInterface(interface) { $0.linkUp = up }
     if first && up { return }
     let now = CaptureTime(nanosecondsSinceEpoch: TickService.wallClock())
-    let events = state.engine.withLock { $0.linkChanged(interface: index, up: up, at: now) }
+    let events = state.engine.withLock {
+      $0.linkChanged(interface: index, up: up, at: $0.correctedWallClock(now))
+    }
     if up {
       logger.info("link up on \(interface)")
     } else {

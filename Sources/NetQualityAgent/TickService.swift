@@ -46,7 +46,7 @@ public final class TickService: Service, Sendable {
 
   func tick(at time: CaptureTime) {
     let (result, alerts, capture, streams) = state.engine.withLock { engine in
-      let result = engine.tick(at: time)
+      let result = engine.tick(atWallClock: time)
       return (
         result, engine.firingAlerts, engine.analyzer.captureCounters, engine.analyzer.streamCount
       )
@@ -57,8 +57,7 @@ public final class TickService: Service, Sendable {
       // Series of a peer given up disappear after the grace period.
       shown.snapshot.peers.removeAll { peer in
         peer.state == .timeout
-          && Double(time.nanosecondsSinceEpoch - peer.stateSince.nanosecondsSinceEpoch) * 1e-9
-            > grace
+          && result.snapshot.time.seconds(since: peer.stateSince) > grace
       }
       published.lastTick = shown
       published.alerts = alerts

@@ -2,26 +2,33 @@ import CPcap
 import NetQualityCore
 
 extension PcapFileReader {
-  /// Replays the file through `engine`, ticking on `schedule` by packet time, and once more
-  /// after the last packet to close the final window. `onTick` sees every tick in order.
+  /// Replays the file through `engine`, ticking on `schedule` by (corrected) packet time, and
+  /// once more after the last packet to close the final window. `onTick` sees every tick in
+  /// order. Where the engine has nothing left (every stream forgotten after its silence) and
+  /// the next packet is later still, the empty ticks up to it are skipped and `onSkip` says
+  /// which: a capture whose clock jumps by years gives a few lines, not millions.
   public func replay(
-    into engine: inout Engine, schedule: inout TickSchedule, onTick: (Engine.TickResult) -> Void
+    into engine: inout Engine, schedule: inout TickSchedule,
+    onTick: (Engine.TickResult) -> Void, onSkip: (SkippedTicks) -> Void = { _ in }
   ) -> Completion {
     withoutActuallyEscaping(onTick) { onTick in
-      withUnsafeMutablePointer(to: &engine) { enginePointer in
-        withUnsafeMutablePointer(to: &schedule) { schedulePointer in
-          var context = ReplayContext(
-            engine: enginePointer, schedule: schedulePointer, linkType: linkType, onTick: onTick)
-          let status = withUnsafeMutablePointer(to: &context) { contextPointer in
-            contextPointer.withMemoryRebound(to: UInt8.self, capacity: 1) { user in
-              pcap_dispatch(handle, -1, replayCallback, user)
+      withoutActuallyEscaping(onSkip) { onSkip in
+        withUnsafeMutablePointer(to: &engine) { enginePointer in
+          withUnsafeMutablePointer(to: &schedule) { schedulePointer in
+            var context = ReplayContext(
+              engine: enginePointer, schedule: schedulePointer, linkType: linkType, onTick: onTick,
+              onSkip: onSkip)
+            let status = withUnsafeMutablePointer(to: &context) { contextPointer in
+              contextPointer.withMemoryRebound(to: UInt8.self, capacity: 1) { user in
+                pcap_dispatch(handle, -1, replayCallback, user)
+              }
             }
+            if let last = schedulePointer.pointee.final() {
+              onTick(enginePointer.pointee.tick(at: last))
+            }
+            if status >= 0 { return .endOfFile }
+            return .stoppedEarly(reason: String(cString: pcap_geterr(handle)))
           }
-          if let last = schedulePointer.pointee.final() {
-            onTick(enginePointer.pointee.tick(at: last))
-          }
-          if status >= 0 { return .endOfFile }
-          return .stoppedEarly(reason: String(cString: pcap_geterr(handle)))
         }
       }
     }
@@ -33,6 +40,7 @@ private struct ReplayContext {
   let schedule: UnsafeMutablePointer<TickSchedule>
   let linkType: LinkType
   let onTick: (Engine.TickResult) -> Void
+  let onSkip: (SkippedTicks) -> Void
 }
 
 private func replayCallback(
@@ -41,12 +49,20 @@ private func replayCallback(
 ) {
   guard let user, let header, let data else { return }
   let context = UnsafeRawPointer(user).assumingMemoryBound(to: ReplayContext.self)
-  let time = CaptureTime(
-    seconds: Int64(header.pointee.ts.tv_sec), nanoseconds: Int64(header.pointee.ts.tv_usec))
-  while let due = context.pointee.schedule.pointee.due(atOrBefore: time) {
-    context.pointee.onTick(context.pointee.engine.pointee.tick(at: due))
+  let engine = context.pointee.engine
+  let schedule = context.pointee.schedule
+  // With PCAP_TSTAMP_PRECISION_NANO, tv_usec holds nanoseconds.
+  let time = engine.pointee.correctTime(
+    CaptureTime(
+      seconds: Int64(header.pointee.ts.tv_sec), nanoseconds: Int64(header.pointee.ts.tv_usec)))
+  while let due = schedule.pointee.due(atOrBefore: time) {
+    context.pointee.onTick(engine.pointee.tick(at: due))
+    if engine.pointee.isIdle, let skipped = schedule.pointee.skip(to: time) {
+      engine.pointee.skipTicks(through: skipped.last)
+      context.pointee.onSkip(skipped)
+    }
   }
-  context.pointee.engine.pointee.ingest(
+  engine.pointee.ingest(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
-    originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time)
+    originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, atCorrected: time)
 }

@@ -32,6 +32,9 @@ public struct AgentConfiguration: Sendable {
 
   public init() {}
 
+  /// Accepted tick intervals, seconds: a tenth of a second to an hour.
+  public static let tickIntervalRangeSeconds: ClosedRange<Double> = 0.1...3600
+
   public struct PeerGroup: Sendable, Equatable {
     public var name: String
     public var networks: [NetworkPrefix]

@@ -176,7 +176,10 @@ struct Walker {
       configuration.localNetworks = prefixes(node, "local_networks")
     }
     if let node = top["peers"] { configuration.peerGroups = peerGroups(node) }
-    if let node = top["tick_interval"], let value = number(node, "tick_interval", in: 0.1...3600) {
+    if let node = top["tick_interval"],
+      let value = number(
+        node, "tick_interval", in: AgentConfiguration.tickIntervalRangeSeconds)
+    {
       configuration.engine.tickIntervalSeconds = value
     }
     if let node = top["max_streams"], let value = integer(node, "max_streams", in: 1...10_000_000) {

@@ -7,11 +7,58 @@ public struct CaptureTime: Hashable, Comparable, Sendable {
     self.nanosecondsSinceEpoch = nanosecondsSinceEpoch
   }
 
+  /// A time from a capture header. Capture formats cannot say a time before 1970, and a
+  /// 64-bit pcapng timestamp can say more nanoseconds than an `Int64` holds (about the year
+  /// 2262): the result is clamped to `zero ... latest` instead of wrapping or trapping.
   public init(seconds: Int64, nanoseconds: Int64) {
-    nanosecondsSinceEpoch = seconds &* 1_000_000_000 &+ nanoseconds
+    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    guard !overflow else {
+      nanosecondsSinceEpoch = seconds < 0 ? 0 : .max
+      return
+    }
+    let (sum, carry) = whole.addingReportingOverflow(nanoseconds)
+    nanosecondsSinceEpoch = carry ? (nanoseconds < 0 ? 0 : .max) : max(0, sum)
   }
 
+  /// The Unix epoch, the earliest time a capture can state.
+  public static let zero = CaptureTime(nanosecondsSinceEpoch: 0)
+  /// The latest representable time (2262-04-11T23:47:16.854Z).
+  public static let latest = CaptureTime(nanosecondsSinceEpoch: .max)
+
   public var secondsSinceEpoch: Double { Double(nanosecondsSinceEpoch) * 1e-9 }
+
+  /// Seconds from `earlier` to this time (negative when `earlier` is later), for any two
+  /// times: a difference that does not fit in 64 bits is taken in floating point instead of
+  /// trapping.
+  public func seconds(since earlier: CaptureTime) -> Double {
+    let (difference, overflow) = nanosecondsSinceEpoch.subtractingReportingOverflow(
+      earlier.nanosecondsSinceEpoch)
+    guard overflow else { return Double(difference) * 1e-9 }
+    return (Double(nanosecondsSinceEpoch) - Double(earlier.nanosecondsSinceEpoch)) * 1e-9
+  }
+
+  /// This time moved by `nanoseconds` (either sign), saturating at the ends of `Int64`.
+  public func advanced(byNanoseconds nanoseconds: Int64) -> CaptureTime {
+    let (sum, overflow) = nanosecondsSinceEpoch.addingReportingOverflow(nanoseconds)
+    guard overflow else { return CaptureTime(nanosecondsSinceEpoch: sum) }
+    return CaptureTime(nanosecondsSinceEpoch: nanoseconds < 0 ? .min : .max)
+  }
+
+  /// This time moved by `seconds` (either sign), saturating instead of trapping however large
+  /// the shift (a configured interval, a threshold).
+  public func advanced(bySeconds seconds: Double) -> CaptureTime {
+    advanced(byNanoseconds: Self.nanoseconds(seconds))
+  }
+
+  /// `seconds` in whole nanoseconds, clamped to what `Int64` holds (NaN counts as 0).
+  public static func nanoseconds(_ seconds: Double) -> Int64 {
+    let value = (seconds * 1e9).rounded()
+    guard value.isFinite else { return value.isNaN ? 0 : (value < 0 ? .min : .max) }
+    // 2^63 is exactly representable; anything at or beyond it does not fit.
+    if value >= 9_223_372_036_854_775_808.0 { return .max }
+    if value <= -9_223_372_036_854_775_808.0 { return .min }
+    return Int64(value)
+  }
 
   public static func < (lhs: CaptureTime, rhs: CaptureTime) -> Bool {
     lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch

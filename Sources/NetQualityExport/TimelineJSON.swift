@@ -1,10 +1,22 @@
 import NetQualityCore
 
-/// JSON lines of the timeline: one `{"type":"tick",...}` per tick and one `{"type":"event",...}`
-/// per event, times in Unix seconds.
+/// JSON lines of the timeline: one `{"type":"tick",...}` per tick, one `{"type":"event",...}`
+/// per event and one `{"type":"skipped",...}` per silence whose empty ticks were left out;
+/// times in Unix seconds.
 public enum TimelineJSON {
   public static func lines(_ result: Engine.TickResult) -> [String] {
     result.events.map { event($0).text } + [tick(result.snapshot).text]
+  }
+
+  /// Ticks a replay left out over a silence with nothing left to report.
+  public static func skipped(_ skipped: SkippedTicks) -> JSONValue {
+    .object([
+      ("type", .string("skipped")),
+      ("from", .number(skipped.first.secondsSinceEpoch)),
+      ("to", .number(skipped.last.secondsSinceEpoch)),
+      ("ticks", .integer(skipped.count)),
+      ("reason", .string("no traffic and nothing left to report")),
+    ])
   }
 
   public static func tick(_ snapshot: Snapshot) -> JSONValue {

@@ -28,6 +28,12 @@ public enum TimelineTable {
     return lines
   }
 
+  /// One line for a silence whose empty ticks were left out.
+  public static func skipped(_ skipped: SkippedTicks) -> String {
+    "\(pad(skipped.first.rfc3339, 25)) (no traffic until \(skipped.last.rfc3339): "
+      + "\(skipped.count) empty tick(s) not shown)"
+  }
+
   static func event(_ event: EngineEvent) -> String {
     var text =
       "\(pad(event.time.rfc3339, 25)) \(pad(event.peer, 16)) ** \(event.kind.rawValue)"

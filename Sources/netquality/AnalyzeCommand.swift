@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetQualityCapture
+import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
 
@@ -27,7 +28,8 @@ struct AnalyzeCommand: ParsableCommand {
   @Flag(help: "Replay the capture through the 2 s scorer: tx/rx levels, states, events, alerts.")
   var timeline = false
 
-  @Option(help: "Tick interval of --timeline, seconds.")
+  @Option(
+    help: "Tick interval of --timeline, seconds (0.1 to 3600, as tick_interval in the agent).")
   var interval = 2.0
 
   @Option(
@@ -42,7 +44,12 @@ struct AnalyzeCommand: ParsableCommand {
       guard format != .json else {
         throw fail("--timeline writes table or jsonl, not json", code: 2)
       }
-      guard interval > 0 else { throw fail("--interval must be positive", code: 2) }
+      guard AgentConfiguration.tickIntervalRangeSeconds.contains(interval) else {
+        let range = AgentConfiguration.tickIntervalRangeSeconds
+        throw fail(
+          "--interval \(interval): must be from \(range.lowerBound) to \(range.upperBound) seconds",
+          code: 2)
+      }
       try runTimeline(localNetworks: prefixes)
       return
     }
@@ -99,10 +106,16 @@ struct AnalyzeCommand: ParsableCommand {
     var engine = Engine(configuration: configuration)
     var schedule = TickSchedule(intervalSeconds: interval)
     if format == .table { print(TimelineTable.header) }
-    let completion = try open().replay(into: &engine, schedule: &schedule) { result in
-      let lines = format == .jsonl ? TimelineJSON.lines(result) : TimelineTable.lines(result)
-      for line in lines { print(line) }
-    }
+    let completion = try open().replay(
+      into: &engine, schedule: &schedule,
+      onTick: { result in
+        let lines = format == .jsonl ? TimelineJSON.lines(result) : TimelineTable.lines(result)
+        for line in lines { print(line) }
+      },
+      onSkip: { skipped in
+        print(
+          format == .jsonl ? TimelineJSON.skipped(skipped).text : TimelineTable.skipped(skipped))
+      })
     _ = warnIfStoppedEarly(completion)
   }
 }

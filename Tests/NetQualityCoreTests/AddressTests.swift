@@ -41,15 +41,3 @@ final class AddressTests: XCTestCase {
     XCTAssertNil(NetworkPrefix("10.0.0.0/x"))
   }
 }
-
-final class CaptureTimeTests: XCTestCase {
-  func testRFC3339IsUTCWithMilliseconds() {
-    XCTAssertEqual(CaptureTime(seconds: 0, nanoseconds: 0).rfc3339, "1970-01-01T00:00:00.000Z")
-    XCTAssertEqual(
-      CaptureTime(seconds: 951_782_400, nanoseconds: 5_000_000).rfc3339, "2000-02-29T00:00:00.005Z")
-    XCTAssertEqual(
-      CaptureTime(seconds: 1_795_306_142, nanoseconds: 999_999_999).rfc3339,
-      "2026-11-22T00:09:02.999Z")
-    XCTAssertEqual(CaptureTime(seconds: -1, nanoseconds: 0).rfc3339, "1969-12-31T23:59:59.000Z")
-  }
-}

@@ -29,6 +29,10 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var unmatchedReportBlocks: Int64 = 0
   /// Streams forgotten after a long silence (the live agent's memory bound).
   public var forgottenStreams: Int64 = 0
+  /// Times the capture clock stepped back and the analysis followed it (see `CaptureClock`).
+  public var clockSteps: Int64 = 0
+  /// Single packets stamped far behind their neighbours, placed in arrival order instead.
+  public var outOfOrderTimestamps: Int64 = 0
 
   public init() {}
 
@@ -54,6 +58,8 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     case streamTableFull = "stream_table_full"
     case unmatchedReportBlocks = "unmatched_report_blocks"
     case forgottenStreams = "forgotten_streams"
+    case clockSteps = "clock_steps"
+    case outOfOrderTimestamps = "out_of_order_timestamps"
   }
 
   public func encode(to encoder: Encoder) throws {
@@ -77,6 +83,8 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     try container.encode(streamTableFull, forKey: .streamTableFull)
     try container.encode(unmatchedReportBlocks, forKey: .unmatchedReportBlocks)
     try container.encode(forgottenStreams, forKey: .forgottenStreams)
+    try container.encode(clockSteps, forKey: .clockSteps)
+    try container.encode(outOfOrderTimestamps, forKey: .outOfOrderTimestamps)
   }
 }
 

@@ -33,4 +33,7 @@ extension StreamAnalyzer {
 
   /// Whether the stream at `index` was forgotten (its index may be reused by a new stream).
   public func isForgotten(_ index: Int) -> Bool { freeSet.contains(index) }
+
+  /// Streams tracked now (validated or candidates), not counting forgotten slots.
+  public var liveStreamCount: Int { streams.count - freeSet.count }
 }

@@ -3,8 +3,7 @@ extension StreamAnalyzer {
   /// reported when another validated stream shares their address/port pair in either
   /// direction (a one-packet stream beside a long one); the rest count as other UDP.
   public func report() -> AnalysisReport {
-    var capture = counters
-    capture.decodeErrors = decodeErrors.byReason
+    var capture = captureCounters
     var reports: [StreamReport] = []
     var rtpPackets: Int64 = 0
     for index in streams.indices where !freeSet.contains(index) {

@@ -77,6 +77,8 @@ extension StreamAnalyzer {
   public var captureCounters: CaptureCounters {
     var capture = counters
     capture.decodeErrors = decodeErrors.byReason
+    capture.clockSteps = clock.steps
+    capture.outOfOrderTimestamps = clock.outOfOrderTimestamps
     return capture
   }
 }

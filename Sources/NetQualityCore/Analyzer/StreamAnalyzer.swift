@@ -41,6 +41,8 @@ public struct StreamAnalyzer: Sendable {
   var rtcpContext = RTCPContext()
   /// The capture interface of the frame being ingested (see `ingest(..., interface:)`).
   var currentInterface: UInt8 = 0
+  /// Every packet time passes through it: monotonic, steps counted (see `CaptureClock`).
+  public internal(set) var clock = CaptureClock()
   /// When each address last sent RTCP: liveness of a peer whose media is silent.
   public internal(set) var lastRTCPTimeByAddress: [IPAddress: CaptureTime] = [:]
 
@@ -59,11 +61,31 @@ public struct StreamAnalyzer: Sendable {
     interface: UInt8
   ) {
     currentInterface = interface
-    ingest(frame: frame, originalLength: originalLength, linkType: linkType, at: time)
+    ingest(
+      frame: frame, originalLength: originalLength, linkType: linkType,
+      atCorrected: clock.correct(time))
   }
 
+  @inline(__always)
   public mutating func ingest(
     frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType, at time: CaptureTime
+  ) {
+    ingest(
+      frame: frame, originalLength: originalLength, linkType: linkType,
+      atCorrected: clock.correct(time))
+  }
+
+  /// The corrected time of a packet stamped `time` (see `CaptureClock`), for a caller that
+  /// must know it before feeding the packet (the timeline ticks on the corrected clock); feed
+  /// the packet with `ingest(frame:originalLength:linkType:atCorrected:)` then.
+  public mutating func correctTime(_ time: CaptureTime) -> CaptureTime {
+    clock.correct(time)
+  }
+
+  /// Feeds a frame whose time `correctTime` already gave.
+  public mutating func ingest(
+    frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType,
+    atCorrected time: CaptureTime
   ) {
     counters.frames &+= 1
     var datagram = UDPDatagram()

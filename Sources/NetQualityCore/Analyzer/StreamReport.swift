@@ -30,7 +30,7 @@ public struct StreamReport: Sendable {
   public var feedback: ReceptionFeedback
 
   public var durationSeconds: Double {
-    Double(lastTime.nanosecondsSinceEpoch - firstTime.nanosecondsSinceEpoch) * 1e-9
+    lastTime.seconds(since: firstTime)
   }
 
   /// RTP payload bit rate over the stream's lifetime; nil for a single instant.

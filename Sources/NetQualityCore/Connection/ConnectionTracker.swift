@@ -60,7 +60,7 @@ public struct ConnectionTracker: Sendable, Equatable {
       break
     }
     // Silence thresholds, in order, each at the moment it was crossed.
-    let silence = Double(now.nanosecondsSinceEpoch - lastActivity.nanosecondsSinceEpoch) * 1e-9
+    let silence = now.seconds(since: lastActivity)
     let steps: [(ConnectionState, Double, Transition)] = [
       (.interrupted, timers.interruptedAfterSeconds, .interrupted),
       (.disconnected, timers.disconnectedAfterSeconds, .disconnected),
@@ -69,8 +69,7 @@ public struct ConnectionTracker: Sendable, Equatable {
     for (target, threshold, transition) in steps
     where silence >= threshold && rank(state) < rank(target) {
       state = target
-      since = CaptureTime(
-        nanosecondsSinceEpoch: lastActivity.nanosecondsSinceEpoch + Int64(threshold * 1e9))
+      since = lastActivity.advanced(bySeconds: threshold)
       transitions.append((transition, since))
     }
     return transitions

@@ -32,7 +32,7 @@ extension Engine {
       keep: model.scoringWindows)
     var rtt: Double?
     if let roundTrip = window.roundTrip,
-      seconds(from: roundTrip.time, to: now) <= model.feedbackStaleSeconds
+      now.seconds(since: roundTrip.time) <= model.feedbackStaleSeconds
     {
       rtt = roundTrip.milliseconds
     }
@@ -57,7 +57,7 @@ extension Engine {
     // and not a report whose interval began before the last recovery: its fraction lost spans
     // the outage, which the connection state already told.
     let fresh = window.txFeedback.filter { report in
-      guard seconds(from: report.time, to: now) <= model.feedbackStaleSeconds else { return false }
+      guard now.seconds(since: report.time) <= model.feedbackStaleSeconds else { return false }
       guard let recovered = record.recoveredAt else { return true }
       return (report.since ?? report.time) >= recovered
     }
@@ -187,10 +187,6 @@ extension Engine {
         "peer \(peer.peer) \(rule.metric.rawValue) \(rule.comparison.rawValue) \(rule.threshold): \(value)"
     }
   }
-}
-
-private func seconds(from earlier: CaptureTime, to later: CaptureTime) -> Double {
-  Double(later.nanosecondsSinceEpoch - earlier.nanosecondsSinceEpoch) * 1e-9
 }
 
 extension EngineEvent {

@@ -40,6 +40,47 @@ public struct Engine: Sendable {
       interface: interface)
   }
 
+  /// The corrected time of a packet stamped `time` (see `CaptureClock`): a replay ticks on it
+  /// and then feeds the packet with `ingest(frame:originalLength:linkType:atCorrected:)`.
+  @inline(__always)
+  public mutating func correctTime(_ time: CaptureTime) -> CaptureTime {
+    analyzer.correctTime(time)
+  }
+
+  /// Feeds a frame whose time `correctTime` already gave.
+  @inline(__always)
+  public mutating func ingest(
+    frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType,
+    atCorrected time: CaptureTime
+  ) {
+    analyzer.ingest(
+      frame: frame, originalLength: originalLength, linkType: linkType, atCorrected: time)
+  }
+
+  /// Nothing left to report: no peer and no stream (all forgotten after their silence). A
+  /// replay skips the ticks of such a stretch instead of emitting them empty.
+  public var isIdle: Bool {
+    peers.isEmpty && analyzer.liveStreamCount == 0
+  }
+
+  /// Ticks up to `time` were skipped while the engine was idle (a replay over a long silence):
+  /// the next window starts there, not at the last tick before the silence.
+  public mutating func skipTicks(through time: CaptureTime) {
+    previousTick = time
+  }
+
+  /// Closes the window ending at wall-clock time `time` (the live agent): the same clock that
+  /// stamps the packets, so a step of it shifts the tick like the packets (`CaptureClock`).
+  public mutating func tick(atWallClock time: CaptureTime) -> TickResult {
+    tick(at: analyzer.clock.correctTick(time))
+  }
+
+  /// A wall-clock time on the corrected clock, for events the capture threads time
+  /// themselves (a link going down).
+  public func correctedWallClock(_ time: CaptureTime) -> CaptureTime {
+    time.advanced(byNanoseconds: analyzer.clock.offsetNanoseconds)
+  }
+
   /// A capture interface lost or regained its link. Peers reached only through interfaces
   /// that are down are down at once (level 6, state disconnected) from the next tick, without
   /// waiting for the 12 s of silence; the events for them come back now.
@@ -78,8 +119,7 @@ public struct Engine: Sendable {
   /// Closes the window that ends at `now`.
   public mutating func tick(at now: CaptureTime) -> TickResult {
     let interval =
-      previousTick.map { Double(now.nanosecondsSinceEpoch - $0.nanosecondsSinceEpoch) * 1e-9 }
-      ?? configuration.tickIntervalSeconds
+      previousTick.map { max(0, now.seconds(since: $0)) } ?? configuration.tickIntervalSeconds
     previousTick = now
     var windows: [StreamWindow] = []
     var byPeer: [String: PeerWindow] = [:]
@@ -104,9 +144,7 @@ public struct Engine: Sendable {
     // stream left with them: memory stays bounded however long the agent runs.
     let forgetAfter =
       configuration.timers.timeoutAfterSeconds + configuration.forgetAfterTimeoutSeconds
-    analyzer.forget(
-      silentSince: CaptureTime(
-        nanosecondsSinceEpoch: now.nanosecondsSinceEpoch - Int64(forgetAfter * 1e9)))
+    analyzer.forget(silentSince: now.advanced(bySeconds: -forgetAfter))
     for name in peers.keys where byPeer[name] == nil {
       peers[name] = nil
       for alert in alerts.resolveAll(peer: name, at: now) {
