@@ -15,6 +15,10 @@ public struct SyntheticTraffic: Sendable {
   public var rtcpEveryPackets: Int
   /// A network outage: nothing (RTP or RTCP) gets through from `start` for `seconds`.
   public var outage: (start: Double, seconds: Double)?
+  /// Seconds at which every sender restarts its stream within the same SSRC, as SBCs and
+  /// media relays do when they re-anchor media: sequence number and RTP timestamp jump to new
+  /// bases (RFC 3550 A.1 re-synchronisation) while packets keep their 20 ms pace.
+  public var restartSeconds: [Double] = []
   public var seed: UInt64
   /// Start of the capture.
   public var start: CaptureTime
@@ -37,6 +41,15 @@ public struct SyntheticTraffic: Sendable {
     self.rtcpEveryPackets = rtcpEveryPackets
     self.seed = seed
     self.start = start
+  }
+
+  /// Restarts before `slot`, and the sequence and timestamp shifts they add: each jumps the
+  /// sequence by 20,011 (far beyond MAX_DROPOUT, RFC 3550 A.1) and the timestamp by about a
+  /// quarter of its range, so neither reads as a gap.
+  private func restartShift(slot: Int) -> (sequence: Int, timestamp: UInt32) {
+    let second = Double(slot) * Double(Self.packetInterval) * 1e-9
+    let restarts = restartSeconds.filter { $0 <= second }.count
+    return (restarts * 20_011, UInt32(truncatingIfNeeded: restarts) &* 0x3A5F_1234)
   }
 
   private func inOutage(slot: Int) -> Bool {
@@ -78,10 +91,13 @@ public struct SyntheticTraffic: Sendable {
         let noise = Int64(Double(random.next() % 1000) / 1000 * jitterMilliseconds * 1e6)
         let time = CaptureTime(
           nanosecondsSinceEpoch: slotStart + Int64(stream) * spacing + min(noise, spacing - 1))
-        let sequence = UInt16(truncatingIfNeeded: 0xFF00 + slot)  // wraps early on purpose
+        let shift = restartShift(slot: slot)
+        // Wraps early on purpose.
+        let sequence = UInt16(truncatingIfNeeded: 0xFF00 + slot + shift.sequence)
         let rtp = PacketBuilder.rtp(
           payloadType: 0, sequenceNumber: sequence,
-          timestamp: UInt32(truncatingIfNeeded: slot) &* Self.samplesPerPacket &+ 12_345,
+          timestamp: UInt32(truncatingIfNeeded: slot) &* Self.samplesPerPacket &+ 12_345
+            &+ shift.timestamp,
           ssrc: Self.ssrc(of: stream))
         let frame = PacketBuilder.frame(source: source, destination: destination, payload: rtp)
         var toSend: [[UInt8]] = []

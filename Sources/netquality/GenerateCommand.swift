@@ -41,6 +41,13 @@ struct GenerateCommand: ParsableCommand {
       valueName: "START:SECONDS"))
   var outage: String?
 
+  @Option(
+    name: .customLong("restart"),
+    help: ArgumentHelp(
+      "Every sender restarts sequence and timestamp (same SSRC) at this second (repeatable).",
+      valueName: "SECONDS"))
+  var restarts: [Double] = []
+
   func run() throws {
     guard streams > 0, packets > 0 else {
       throw fail("--streams and --packets must be positive", code: 2)
@@ -67,6 +74,10 @@ struct GenerateCommand: ParsableCommand {
       streams: streams, totalPackets: packets, lossPercent: loss, duplicatePercent: duplicate,
       reorderPercent: reorder, jitterMilliseconds: jitter, seed: seed)
     traffic.outage = outageWindow
+    guard restarts.allSatisfy({ $0 >= 0 && $0.isFinite }) else {
+      throw fail("--restart: seconds must be 0 or more", code: 2)
+    }
+    traffic.restartSeconds = restarts
     var writer = PcapWriter()
     var writeError: Error?
     traffic.generate { frame, time in

@@ -295,3 +295,101 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertEqual(try XCTUnwrap(stream.maxJitterSeconds), 0, accuracy: 1e-9)
   }
 }
+
+/// Packets the timing of a stream must not believe: far too late, a timestamp jump, a packet
+/// stamped out of order by the capture clock.
+final class StreamTimingResyncTests: XCTestCase {
+  /// 60 s of G.711 from sequence 64,000 (it wraps at 65,536), 4 ms of arrival noise; `extra`
+  /// packets (sequence, timestamp, milliseconds after start) are fed after packet `at`.
+  func analyse(extra: [(sequence: Int, timestamp: Int, milliseconds: Double)] = [], at: Int = 0)
+    -> StreamAnalyzer
+  {
+    var analyzer = StreamAnalyzer()
+    var random = SplitMix64(seed: 5)
+    for index in 0..<3000 {
+      let rtp = PacketBuilder.rtp(
+        payloadType: 0, sequenceNumber: UInt16(truncatingIfNeeded: 64_000 + index),
+        timestamp: UInt32(index * 160), ssrc: 9)
+      let noise = Double(random.next() % 4000) / 1000
+      analyzer.feed(
+        PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: rtp),
+        at: Net.time(Double(index) * 20 + noise))
+      if index == at {
+        for packet in extra {
+          let late = PacketBuilder.rtp(
+            payloadType: 0, sequenceNumber: UInt16(truncatingIfNeeded: packet.sequence),
+            timestamp: UInt32(truncatingIfNeeded: packet.timestamp), ssrc: 9)
+          analyzer.feed(
+            PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: late),
+            at: Net.time(packet.milliseconds))
+        }
+      }
+    }
+    return analyzer
+  }
+
+  func testAPacketAMinuteLateAfterAWrapFeedsNeitherLossNorJitter() throws {
+    let reference = try XCTUnwrap(analyse().stream(9))
+    // After the last packet (sequence 1,463 since the wrap), a copy of the first one
+    // (64,000, 2,999 behind) arrives a minute late.
+    var analyzer = analyse(extra: [(64_000, 0, 2999 * 20 + 5)], at: 2999)
+    let stream = try XCTUnwrap(analyzer.stream(9))
+    XCTAssertEqual(stream.lost, reference.lost)
+    XCTAssertEqual(stream.expected, reference.expected)
+    XCTAssertEqual(
+      try XCTUnwrap(stream.maxJitterSeconds), try XCTUnwrap(reference.maxJitterSeconds),
+      accuracy: 1e-12)
+    XCTAssertEqual(stream.packets, reference.packets + 1)
+    // Not counted as received either, so the window that saw it is not refunded any loss.
+    XCTAssertEqual(analyzer.counters(ofStream: 0).countedPackets, reference.packets)
+  }
+
+  func testATimestampJumpNoArrivalExplainsRestartsTheJitter() throws {
+    let reference = try XCTUnwrap(analyse().stream(9))
+    var analyzer = StreamAnalyzer()
+    var random = SplitMix64(seed: 5)
+    for index in 0..<3000 {
+      // From packet 1,500 the timestamp base jumps by two minutes of samples.
+      let timestamp = index * 160 + (index >= 1500 ? 960_000 : 0)
+      let rtp = PacketBuilder.rtp(
+        payloadType: 0, sequenceNumber: UInt16(truncatingIfNeeded: 64_000 + index),
+        timestamp: UInt32(timestamp), ssrc: 9)
+      let noise = Double(random.next() % 4000) / 1000
+      analyzer.feed(
+        PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: rtp),
+        at: Net.time(Double(index) * 20 + noise))
+    }
+    let stream = try XCTUnwrap(analyzer.stream(9))
+    XCTAssertEqual(
+      try XCTUnwrap(stream.maxJitterSeconds) * 1000,
+      try XCTUnwrap(reference.maxJitterSeconds) * 1000, accuracy: 0.1)
+    XCTAssertEqual(stream.lost, 0)
+  }
+
+  func testAPacketStampedAnHourEarlyIsAClockStepNotJitterOrAGap() throws {
+    let reference = try XCTUnwrap(analyse().stream(9))
+    // Packet 1,501 of the stream, stamped an hour before its neighbours, in its place.
+    var analyzer = StreamAnalyzer()
+    var random = SplitMix64(seed: 5)
+    for index in 0..<3000 {
+      let rtp = PacketBuilder.rtp(
+        payloadType: 0, sequenceNumber: UInt16(truncatingIfNeeded: 64_000 + index),
+        timestamp: UInt32(index * 160), ssrc: 9)
+      let noise = Double(random.next() % 4000) / 1000
+      let early = index == 1501 ? -3_600_000.0 : 0
+      analyzer.feed(
+        PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: rtp),
+        at: Net.time(Double(index) * 20 + noise + early))
+    }
+    let report = analyzer.report()
+    let stream = try XCTUnwrap(analyzer.stream(9))
+    XCTAssertEqual(report.capture.outOfOrderTimestamps, 1)
+    XCTAssertEqual(report.capture.clockSteps, 0)
+    XCTAssertLessThan(stream.maxDeltaSeconds, 0.05)
+    XCTAssertEqual(
+      try XCTUnwrap(stream.maxJitterSeconds) * 1000,
+      try XCTUnwrap(reference.maxJitterSeconds) * 1000, accuracy: 2)
+    XCTAssertLessThan(try XCTUnwrap(stream.maxJitterSeconds) * 1000, 10)
+    XCTAssertEqual(stream.lost, 0)
+  }
+}

@@ -17,8 +17,24 @@ public struct JitterEstimator: Sendable {
   public private(set) var windowMaxJitterSeconds = 0.0
   private var jitterSumSeconds = 0.0
   public private(set) var samples = 0
+  /// Times the transit baseline was dropped (a restart, a timestamp or clock jump).
+  public private(set) var resynchronisations = 0
+
+  /// A change of transit time this large between two packets is not the network: no
+  /// real-time receiver rides out 3 s of queueing, and a delay that long is an interruption
+  /// (4 s by default) for the connection state. It is a new timestamp base (an SBC or relay
+  /// restarting the stream, RFC 3550 A.1 re-synchronisation) or a capture clock that jumped,
+  /// and one such sample would add |D|/16 to the jitter for many seconds after.
+  public static let transitStepSeconds = 3.0
 
   public init() {}
+
+  /// Forgets the previous packet: the next one starts a new transit baseline and gives no
+  /// sample. The estimate itself is kept, as the network did not change.
+  public mutating func resynchronise() {
+    hasPrevious = false
+    resynchronisations &+= 1
+  }
 
   /// Starts a new scoring window: its maximum begins at the current estimate.
   public mutating func startWindow() {
@@ -46,6 +62,11 @@ public struct JitterEstimator: Sendable {
     // Timestamps wrap at 2^32; the signed difference is right across the wrap.
     let mediaDelta = Double(Int32(bitPattern: timestamp &- previousTimestamp)) * secondsPerTick
     let difference = abs(arrivalDelta - mediaDelta)
+    guard difference < Self.transitStepSeconds else {
+      // A new baseline from this packet (set by the defer above), no sample.
+      resynchronisations &+= 1
+      return
+    }
     jitterSeconds += (difference - jitterSeconds) * Self.gain
     guard countsTowardsSummary else { return }
     if jitterSeconds > maxJitterSeconds { maxJitterSeconds = jitterSeconds }

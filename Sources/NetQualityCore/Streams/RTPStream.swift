@@ -83,9 +83,20 @@ struct RTPStream {
       return .resolveClock
     }
     var followUp: FollowUp = []
-    recordArrival(
+    let outcome = recordArrival(
       header, arrivalNanoseconds: arrivalNanoseconds, wireBytes: frameBytes, truncated: truncated)
     if confirmation == nil && sequence.isValidated { followUp.insert(.validated) }
+    switch outcome {
+    case .stray:
+      // A big jump not (yet) confirmed as a restart, or a packet far too late (RFC 3550 A.1):
+      // it fed no loss figure, and it feeds no timing either.
+      return followUp
+    case .restart:
+      // The restart's packets carry a new timestamp base: transit starts over from here.
+      jitter.resynchronise()
+    case .inOrder, .late, .duplicate:
+      break
+    }
     let comfortNoise = StaticPayloadTypes.isComfortNoise(header.payloadType)
     defer { previousWasComfortNoise = comfortNoise }
     let clock = currentClock
