@@ -32,26 +32,20 @@ final class CommandLineTests: XCTestCase {
     var standardError: String
   }
 
-  /// Runs the binary; `input` names a file given as its standard input.
-  func run(_ arguments: [String], input: String? = nil) throws -> Run {
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    if let input {
-      process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+  /// Runs the binary to its end, for at most `seconds` (then it is stopped and the test
+  /// fails); `input` names a file given as its standard input.
+  func run(_ arguments: [String], input: String? = nil, seconds: Double = 60) throws -> Run {
+    let process = try BinaryProcess(
+      binary: binary, arguments: arguments, directory: directory,
+      input: input.map { URL(fileURLWithPath: $0) })
+    if !process.waitForExit(seconds: seconds) {
+      let signal = process.stop()
+      XCTFail(
+        "\(process.commandLine) did not finish within \(seconds) s (stopped by signal \(signal))")
     }
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
     return Run(
-      status: process.terminationStatus,
-      standardOutput: String(decoding: outputData, as: UTF8.self),
-      standardError: String(decoding: errorData, as: UTF8.self))
+      status: process.status, standardOutput: process.standardOutput,
+      standardError: process.standardError)
   }
 
   func testMissingFileIsOneLineAndNonZero() throws {
@@ -277,21 +271,16 @@ extension CommandLineTests {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
       throw XCTSkip("setpriv (util-linux) not found")
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-    process.arguments = [
-      "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", binary.path, "run",
-      "--interface", "lo", "--listen", "127.0.0.1:19477",
-    ]
-    let error = Pipe()
-    process.standardError = error
-    process.standardOutput = Pipe()
-    try process.run()
-    let data = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    XCTAssertEqual(process.terminationStatus, 1)
-    let line =
-      String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+    let process = try BinaryProcess(
+      binary: binary,
+      arguments: ["run", "--interface", "lo", "--listen", "127.0.0.1:19477"],
+      directory: directory,
+      launcher: [
+        "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+      ])
+    XCTAssertTrue(process.waitForExit(seconds: 60), "\(process.commandLine) did not exit")
+    XCTAssertEqual(process.status, 1)
+    let line = process.standardError.split(separator: "\n").last.map(String.init) ?? ""
     XCTAssertTrue(
       line.hasPrefix("netquality: error: no permission to capture on lo: run as root"), line)
   }
@@ -305,39 +294,25 @@ extension CommandLineTests {
     let config = directory.appendingPathComponent("agent.yaml")
     try Data("interfaces: [lo]\nlisten: \"127.0.0.1:19475\"\ntick_interval: 1\n".utf8).write(
       to: config)
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = ["run", "--config", config.path]
-    let errorPipe = Pipe()
-    process.standardError = errorPipe
-    process.standardOutput = Pipe()
-    try process.run()
-    defer { if process.isRunning { process.terminate() } }
-    var log = ""
-    func waitFor(_ text: String, seconds: Double) -> Bool {
-      let deadline = Date().addingTimeInterval(seconds)
-      while Date() < deadline {
-        let data = errorPipe.fileHandleForReading.availableData
-        log += String(decoding: data, as: UTF8.self)
-        if log.contains(text) { return true }
-        if data.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
-      }
-      return false
-    }
-    XCTAssertTrue(waitFor("Server started", seconds: 20), log)
+    let process = try BinaryProcess(
+      binary: binary, arguments: ["run", "--config", config.path], directory: directory)
+    defer { process.stop() }
+    XCTAssertTrue(process.waitForLog("Server started", seconds: 20), process.standardError)
     try Data("interfaces: [lo]\ntick_interval: soon\n".utf8).write(to: config)
-    kill(process.processIdentifier, SIGHUP)
-    XCTAssertTrue(waitFor("reload kept the old configuration", seconds: 10), log)
-    XCTAssertTrue(log.contains("line 2: tick_interval: expected a number"), log)
+    kill(process.process.processIdentifier, SIGHUP)
+    XCTAssertTrue(
+      process.waitForLog("reload kept the old configuration", seconds: 10), process.standardError)
+    XCTAssertTrue(
+      process.standardError.contains("line 2: tick_interval: expected a number"),
+      process.standardError)
     try Data(
       "interfaces: [lo]\nlisten: \"127.0.0.1:19475\"\ntick_interval: 1\ntimers: {interrupted: 3, disconnected: 9, timeout: 40}\n"
         .utf8
     ).write(to: config)
-    kill(process.processIdentifier, SIGHUP)
-    XCTAssertTrue(waitFor("reloaded \(config.path)", seconds: 10), log)
-    process.terminate()
-    process.waitUntilExit()
-    XCTAssertTrue(waitFor("captures closed", seconds: 5) || log.contains("captures closed"), log)
-    XCTAssertEqual(process.terminationStatus, 0)
+    kill(process.process.processIdentifier, SIGHUP)
+    XCTAssertTrue(process.waitForLog("reloaded \(config.path)", seconds: 10), process.standardError)
+    XCTAssertEqual(process.stop(), SIGINT, "SIGINT stops the agent")
+    XCTAssertTrue(process.standardError.contains("captures closed"), process.standardError)
+    XCTAssertEqual(process.status, 0)
   }
 }

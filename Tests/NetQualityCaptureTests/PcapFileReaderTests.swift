@@ -138,13 +138,13 @@ final class PcapFileReaderTests: XCTestCase {
   }
 
   func testPcapNGWithAnUnknownBlockIsRead() throws {
-    var builder = PcapNGBuilder()
+    var builder = PcapNGWriter()
     let frames = rtpFrames(20)
     for (index, frame) in frames.enumerated() {
       if index == 10 {
         builder.appendBlock(type: 0x0BAD_0001, body: Array(repeating: 0xEE, count: 16))
       }
-      builder.appendPacket(frame, microseconds: 1_700_000_000_000_000 + UInt64(index) * 20_000)
+      builder.appendPacket(frame, units: 1_700_000_000_000_000 + UInt64(index) * 20_000)
     }
     let (completion, report) = try analyse(try write(builder.bytes, "unknown-block.pcapng"))
     XCTAssertEqual(completion, .endOfFile)
