@@ -23,9 +23,8 @@ extension PcapFileReader {
                 pcap_dispatch(handle, -1, replayCallback, user)
               }
             }
-            if let last = schedulePointer.pointee.final() {
-              onTick(enginePointer.pointee.tick(at: last))
-            }
+            enginePointer.pointee.finishReplay(
+              schedule: &schedulePointer.pointee, onTick: onTick)
             if status >= 0 { return .endOfFile }
             return .stoppedEarly(reason: String(cString: pcap_geterr(handle)))
           }
@@ -49,20 +48,12 @@ private func replayCallback(
 ) {
   guard let user, let header, let data else { return }
   let context = UnsafeRawPointer(user).assumingMemoryBound(to: ReplayContext.self)
-  let engine = context.pointee.engine
-  let schedule = context.pointee.schedule
-  // With PCAP_TSTAMP_PRECISION_NANO, tv_usec holds nanoseconds.
-  let time = engine.pointee.correctTime(
-    CaptureTime(
-      seconds: Int64(header.pointee.ts.tv_sec), nanoseconds: Int64(header.pointee.ts.tv_usec)))
-  while let due = schedule.pointee.due(atOrBefore: time) {
-    context.pointee.onTick(engine.pointee.tick(at: due))
-    if engine.pointee.isIdle, let skipped = schedule.pointee.skip(to: time) {
-      engine.pointee.skipTicks(through: skipped.last)
-      context.pointee.onSkip(skipped)
-    }
-  }
-  engine.pointee.ingest(
+  context.pointee.engine.pointee.replay(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
-    originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, atCorrected: time)
+    originalLength: Int(header.pointee.len), linkType: context.pointee.linkType,
+    // With PCAP_TSTAMP_PRECISION_NANO, tv_usec holds nanoseconds.
+    at: CaptureTime(
+      seconds: Int64(header.pointee.ts.tv_sec), nanoseconds: Int64(header.pointee.ts.tv_usec)),
+    schedule: &context.pointee.schedule.pointee, onTick: context.pointee.onTick,
+    onSkip: context.pointee.onSkip)
 }
