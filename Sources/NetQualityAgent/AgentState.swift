@@ -1,3 +1,4 @@
+import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
 import Synchronization
@@ -8,6 +9,8 @@ import Synchronization
 public final class AgentState: Sendable {
   public let engine: Mutex<Engine>
   let published = Mutex(Published())
+  /// Where the ticker appends dashboard frames; a reload may swap it.
+  let dashboard = Mutex<DashboardOutput?>(nil)
 
   /// The latest tick and the capture side's figures, as the HTTP server renders them.
   struct Published: Sendable {
@@ -17,8 +20,8 @@ public final class AgentState: Sendable {
     var capture = CaptureCounters()
     var trackedStreams = 0
     var ready = false
-    var configReloadSuccessful = true
-    var configReloadTime: Double?
+    var status = AgentStatus()
+    var metrics = HTTPServer.MetricsSettings(perStream: false, maxStreamSeries: 1000)
     var lastRenderSeconds: Double?
   }
 

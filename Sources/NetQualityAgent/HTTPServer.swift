@@ -6,11 +6,14 @@ import NetQualityExport
 /// The agent's HTTP endpoints on Hummingbird: Prometheus `/metrics` rendered from the last
 /// tick at scrape time, health and readiness, a landing page and the JSON API.
 enum HTTPServer {
+  /// `onServerRunning` runs once the listener is bound, so "listening on" is only ever said
+  /// of a socket that is listening.
   static func application(
-    host: String, port: Int, state: AgentState, settings: MetricsSettings
+    host: String, port: Int, state: AgentState,
+    onServerRunning: @escaping @Sendable () -> Void = {}
   ) -> some ApplicationProtocol {
     let router = Router()
-    router.get("/metrics") { _, _ in metrics(state, settings) }
+    router.get("/metrics") { _, _ in metrics(state) }
     router.get("/-/healthy") { _, _ in text("OK\n") }
     router.get("/-/ready") { _, _ -> Response in
       state.read(\.ready)
@@ -40,12 +43,16 @@ enum HTTPServer {
           ("streams", .array((tick?.snapshot.streams ?? []).map(TimelineJSON.stream))),
         ]))
     }
+    router.get("/api/v1/status") { _, _ -> Response in
+      json(StatusJSON.render(state.read(\.status)))
+    }
     router.get("/api/v1/alerts") { _, _ -> Response in
       json(.object([("alerts", .array(state.read(\.alerts).map(TimelineJSON.alert)))]))
     }
     return Application(
       router: router,
       configuration: .init(address: .hostname(host, port: port), serverName: "netquality"),
+      onServerRunning: { _ in onServerRunning() },
       logger: .init(label: "netquality.http"))
   }
 
@@ -54,20 +61,20 @@ enum HTTPServer {
     var maxStreamSeries: Int
   }
 
-  static func metrics(_ state: AgentState, _ settings: MetricsSettings) -> Response {
+  static func metrics(_ state: AgentState) -> Response {
     let started = ContinuousClock.now
     var exposition = PrometheusExposition()
     exposition.version = BuildInfo.version
-    exposition.perStream = settings.perStream
-    exposition.maxStreamSeries = settings.maxStreamSeries
     let previous: Double? = state.read { published in
       exposition.snapshot = published.lastTick?.snapshot
       exposition.alerts = published.alerts
       exposition.interfaces = published.interfaces.values.sorted { $0.name < $1.name }
       exposition.capture = published.capture
       exposition.trackedStreams = published.trackedStreams
-      exposition.configReloadSuccessful = published.configReloadSuccessful
-      exposition.configReloadTime = published.configReloadTime
+      exposition.configReloadSuccessful = published.status.lastReloadSuccessful
+      exposition.configReloadTime = published.status.lastReloadTime
+      exposition.perStream = published.metrics.perStream
+      exposition.maxStreamSeries = published.metrics.maxStreamSeries
       return published.lastRenderSeconds
     }
     let body = exposition.render(previousRenderSeconds: previous)
@@ -110,7 +117,8 @@ enum HTTPServer {
       <ul>
       <li><a href="/metrics">/metrics</a> (Prometheus)</li>
       <li><a href="/api/v1/peers">/api/v1/peers</a>, <a href="/api/v1/streams">/api/v1/streams</a>,
-      <a href="/api/v1/alerts">/api/v1/alerts</a> (JSON)</li>
+      <a href="/api/v1/alerts">/api/v1/alerts</a>, <a href="/api/v1/status">/api/v1/status</a>
+      (JSON)</li>
       <li><a href="/-/healthy">/-/healthy</a>, <a href="/-/ready">/-/ready</a></li>
       </ul></body></html>
 

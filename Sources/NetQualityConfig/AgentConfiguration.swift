@@ -29,6 +29,9 @@ public struct AgentConfiguration: Sendable {
   public var dashboardFile = ""
   /// SQLite history; empty: none.
   public var storagePath = ""
+  /// The line of each key (dotted path) in the file it was loaded from, for checks made after
+  /// loading (the capture filter compiled, interfaces and directories looked up).
+  public var keyLines: [String: Int] = [:]
 
   public init() {}
 

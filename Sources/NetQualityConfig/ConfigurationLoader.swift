@@ -1,3 +1,4 @@
+import Foundation
 import NetQualityCore
 import Yams
 
@@ -7,6 +8,45 @@ import Yams
 /// Yams' `Decodable` path stops at the first error and loses line numbers for unknown keys, so
 /// the node tree (which carries marks) is walked here instead.
 public enum ConfigurationLoader {
+  /// Reads and loads the file at `path`: the one way the agent (at start and on reload) and
+  /// `check-config` read a configuration. A file that cannot be read, or is not UTF-8 text
+  /// (the line of the first bad byte is given), is an issue like any other.
+  public static func load(path: String) throws(ConfigurationError) -> AgentConfiguration {
+    guard let handle = fopen(path, "r") else {
+      let reason = String(cString: strerror(errno))
+      throw ConfigurationError(
+        file: path, issues: [.init(line: nil, key: "", message: "cannot read: \(reason)")])
+    }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    var readError: Int32 = 0
+    while true {
+      let count = fread(&buffer, 1, buffer.count, handle)
+      if count > 0 { bytes += buffer[0..<count] }
+      if count < buffer.count {
+        if ferror(handle) != 0 { readError = errno }
+        break
+      }
+    }
+    fclose(handle)
+    if readError != 0 {
+      let reason = String(cString: strerror(readError))
+      throw ConfigurationError(
+        file: path, issues: [.init(line: nil, key: "", message: "cannot read: \(reason)")])
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      // The first line that is not valid UTF-8 on its own.
+      var line = 1
+      for piece in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        if String(validating: piece, as: UTF8.self) == nil { break }
+        line += 1
+      }
+      throw ConfigurationError(
+        file: path, issues: [.init(line: line, key: "", message: "not UTF-8 text")])
+    }
+    return try load(yaml: text, file: path)
+  }
+
   public static func load(yaml text: String, file: String) throws(ConfigurationError)
     -> AgentConfiguration
   {
@@ -16,11 +56,12 @@ public enum ConfigurationLoader {
     do {
       root = try Yams.compose(yaml: text)
     } catch {
-      throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error)])
+      throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error, in: text)])
     }
     if let root {
       walker.apply(root, to: &configuration)
     }
+    configuration.keyLines = walker.keyLines
     guard walker.issues.isEmpty else {
       // In file order, as an editor shows them.
       let ordered = walker.issues.enumerated().sorted {
@@ -31,21 +72,39 @@ public enum ConfigurationLoader {
     return configuration
   }
 
-  static func syntaxIssue(_ error: Error) -> ConfigurationError.Issue {
-    if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, _) = yaml {
-      return .init(line: mark.line, key: "", message: "invalid YAML: \(problem)")
+  /// A YAML error as `line N: key: message`: Yams' errors carry a mark (scanner, parser,
+  /// composer), the first of a duplicated key (only its name), or a byte offset (reader).
+  static func syntaxIssue(_ error: Error, in text: String) -> ConfigurationError.Issue {
+    func issue(_ line: Int, _ message: String) -> ConfigurationError.Issue {
+      .init(line: line, key: YAMLKeyPath.at(line: line, in: text), message: message)
     }
-    if let yaml = error as? YamlError, case .parser(_, let problem, let mark, _) = yaml {
-      return .init(line: mark.line, key: "", message: "invalid YAML: \(problem)")
+    guard let yaml = error as? YamlError else {
+      let first = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
+      return .init(line: nil, key: "", message: "invalid YAML: \(first)")
     }
-    let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
-    return .init(line: nil, key: "", message: "invalid YAML: \(text)")
+    switch yaml {
+    case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+      .composer(_, let problem, let mark, _):
+      return issue(mark.line, "invalid YAML: \(problem)")
+    case .duplicatedKeysInMapping(let duplicates, let context):
+      let names = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+      return issue(context.mark.line, "\(names) appears more than once in the same mapping")
+    case .reader(let problem, let offset, let value, _):
+      let line = offset.map { YAMLKeyPath.line(ofUTF8Offset: $0, in: text) } ?? 1
+      let character = value >= 0 ? String(format: " (U+%04X)", value) : ""
+      return issue(line, "invalid YAML: \(problem)\(character)")
+    default:
+      let first = "\(yaml)".split(separator: "\n").first.map(String.init) ?? "\(yaml)"
+      return .init(line: nil, key: "", message: "invalid YAML: \(first)")
+    }
   }
 }
 
 /// Walks the node tree, filling the configuration and collecting issues.
 struct Walker {
   var issues: [ConfigurationError.Issue] = []
+  /// The line of every key seen, by dotted path.
+  var keyLines: [String: Int] = [:]
 
   mutating func issue(_ node: Node?, _ key: String, _ message: String) {
     issues.append(.init(line: node?.mark?.line, key: key, message: message))
@@ -64,6 +123,7 @@ struct Walker {
         continue
       }
       let full = path.isEmpty ? key : "\(path).\(key)"
+      keyLines[full] = keyNode.mark?.line
       guard known.contains(key) else {
         issue(keyNode, full, "unknown key; known keys here: \(known.joined(separator: ", "))")
         continue
@@ -357,7 +417,7 @@ struct Walker {
     _ text: String, _ node: Node, to configuration: inout AgentConfiguration
   ) {
     guard let address = ListenAddress(text) else {
-      issue(node, "listen", "'\(text)' is not HOST:PORT (e.g. 127.0.0.1:9470, [::1]:9470, :9470)")
+      issue(node, "listen", "'\(text)': \(ListenAddress.expected)")
       return
     }
     configuration.listenHost = address.host

@@ -1,7 +1,16 @@
-/// A listen address: `HOST:PORT`, `[v6]:PORT`, or `:PORT` for every address.
+import NetQualityCore
+
+/// A listen address: `ADDRESS:PORT`, `[IPv6]:PORT`, or `:PORT` for every IPv4 address. The
+/// address must be an IP address: a host name would be resolved (to whichever address the
+/// resolver prefers, and again differently after a change) instead of naming the socket.
 public struct ListenAddress: Sendable, Equatable {
   public var host: String
   public var port: Int
+
+  /// What a listen address must look like, for error messages.
+  public static let expected =
+    "expected ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9470, [::1]:9470, :9470); "
+    + "host names are not resolved"
 
   public init?(_ text: String) {
     guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
@@ -9,7 +18,13 @@ public struct ListenAddress: Sendable, Equatable {
     else { return nil }
     var host = String(text[..<colon])
     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    self.host = host.isEmpty ? "0.0.0.0" : host
+    if host.isEmpty {
+      host = "0.0.0.0"
+    } else {
+      guard let address = IPAddress(host) else { return nil }
+      host = address.description
+    }
+    self.host = host
     self.port = port
   }
 }

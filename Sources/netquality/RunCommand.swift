@@ -52,24 +52,23 @@ struct RunCommand: AsyncParsableCommand {
       return handler
     }
     let logger = Logger(label: "netquality")
-    var configuration = try config.map(loadConfiguration) ?? AgentConfiguration()
-    if !interfaces.isEmpty { configuration.interfaces = interfaces }
-    if let filter { configuration.bpfFilter = filter }
-    if !localNetworks.isEmpty {
-      configuration.localNetworks = try parseLocalNetworks(localNetworks)
-    }
+    let file = try config.map(loadConfiguration) ?? AgentConfiguration()
+    var overrides = ConfigurationOverrides()
+    if !interfaces.isEmpty { overrides.interfaces = interfaces }
+    if let filter { overrides.bpfFilter = filter }
+    if !localNetworks.isEmpty { overrides.localNetworks = try parseLocalNetworks(localNetworks) }
     if let listen {
       guard let address = ListenAddress(listen) else {
-        throw fail("--listen \(listen): expected HOST:PORT", code: 2)
+        throw fail("--listen \(listen): \(ListenAddress.expected)", code: 2)
       }
-      configuration.listenHost = address.host
-      configuration.listenPort = address.port
+      overrides.listen = address
     }
+    overrides.dashboardFile = dashboard
     var demoSource: DemoSource?
     if demo {
-      configuration.interfaces = ["lo"]
-      if localNetworks.isEmpty {
-        configuration.localNetworks = [NetworkPrefix(DemoSource.localAddress)].compactMap { $0 }
+      overrides.interfaces = ["lo"]
+      if overrides.localNetworks == nil {
+        overrides.localNetworks = [NetworkPrefix(DemoSource.localAddress)].compactMap { $0 }
       }
       logger.notice(
         "DEMO: a synthetic call from demo peer \(DemoSource.peerAddress) on loopback, captured on lo"
@@ -84,14 +83,22 @@ struct RunCommand: AsyncParsableCommand {
     }
     defer { demoSource?.stop() }
     let agent = Agent(
-      configuration: configuration, configurationPath: config, dashboardOverride: dashboard,
-      logger: logger)
+      file: file, configurationPath: config, overrides: overrides, logger: logger)
     do {
       try await agent.run()
     } catch let error as CaptureError {
       throw fail(error.description)
     } catch let error as AgentError {
       throw fail(error.description)
+    } catch {
+      // Anything else the server or a service threw: still one line a user can read.
+      throw fail(oneLine(error))
     }
   }
+}
+
+/// The first line of an error's description, without a type's decoration.
+func oneLine(_ error: Error) -> String {
+  let text = "\(error)"
+  return text.split(separator: "\n").first.map(String.init) ?? text
 }

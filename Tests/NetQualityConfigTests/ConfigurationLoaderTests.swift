@@ -24,23 +24,9 @@ final class ConfigurationLoaderTests: XCTestCase {
       .deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("config/netquality.yaml")
     let loaded = try load(try String(contentsOf: url, encoding: .utf8))
-    let defaults = AgentConfiguration()
-    XCTAssertEqual(loaded.interfaces, defaults.interfaces)
-    XCTAssertEqual(loaded.bpfFilter, defaults.bpfFilter)
-    XCTAssertEqual(loaded.snapLength, defaults.snapLength)
-    XCTAssertEqual(loaded.bufferMegabytes, defaults.bufferMegabytes)
-    XCTAssertEqual(loaded.localNetworks, defaults.localNetworks)
-    XCTAssertEqual(loaded.engine.tickIntervalSeconds, defaults.engine.tickIntervalSeconds)
-    XCTAssertEqual(loaded.engine.analyzer.maxStreams, defaults.engine.analyzer.maxStreams)
-    XCTAssertEqual(loaded.engine.timers, defaults.engine.timers)
-    XCTAssertEqual(loaded.engine.quality, defaults.engine.quality)
-    XCTAssertEqual(loaded.engine.alertRules, defaults.engine.alertRules)
-    XCTAssertEqual(loaded.listenHost, defaults.listenHost)
-    XCTAssertEqual(loaded.listenPort, defaults.listenPort)
-    XCTAssertEqual(loaded.perStreamMetrics, defaults.perStreamMetrics)
-    XCTAssertEqual(loaded.maxStreamSeries, defaults.maxStreamSeries)
-    XCTAssertEqual(loaded.peerGraceSeconds, defaults.peerGraceSeconds)
-    XCTAssertEqual(loaded.dashboardFile, defaults.dashboardFile)
+    // Every key of the table a reload follows, so none can be missed here.
+    XCTAssertEqual(
+      ConfigurationKeys.changed(from: AgentConfiguration(), to: loaded).map(\.name), [])
   }
 
   func testEmptyFileIsTheDefaults() throws {
@@ -106,15 +92,58 @@ final class ConfigurationLoaderTests: XCTestCase {
         "line 3: colour: unknown key; known keys here: interfaces, bpf_filter, snaplen, buffer_size_mb, local_networks, peers, tick_interval, max_streams, timers, quality, alerts, listen, metrics, dashboard_file, storage_path",
         "line 5: timers: must grow: interrupted < disconnected < timeout",
         "line 8: alerts.rules[0].metric: unknown metric 'packets_per_fortnight'; metrics are rx_quality, tx_quality, rx_loss_ratio, tx_loss_ratio, rx_jitter_ms, tx_jitter_ms, rtt_ms, rx_mos, tx_mos, state",
-        "line 9: listen: 'nowhere' is not HOST:PORT (e.g. 127.0.0.1:9470, [::1]:9470, :9470)",
+        "line 9: listen: 'nowhere': expected ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9470, [::1]:9470, :9470); host names are not resolved",
       ])
   }
 
   func testInvalidYAMLSaysWhere() {
-    let found = issues("interfaces: [eth0\nsnaplen: 3\n")
+    let found = issues("snaplen: 3\ninterfaces: [eth0\nbpf_filter: udp\n")
     XCTAssertEqual(found.count, 1)
     XCTAssertTrue(found[0].message.hasPrefix("invalid YAML"), found[0].message)
     XCTAssertNotNil(found[0].line)
+  }
+
+  func testDuplicateKeysSayLineAndKey() {
+    let found = issues("snaplen: 100\nquality:\n  min_packets: 5\n  min_packets: 6\n")
+    XCTAssertEqual(
+      found.map(\.description),
+      ["line 3: quality.min_packets: 'min_packets' appears more than once in the same mapping"])
+  }
+
+  func testReaderAndComposerErrorsSayLineAndKey() {
+    XCTAssertEqual(
+      issues("snaplen: 100\nbpf_filter: \"udp\u{1}\"\n").map(\.description),
+      ["line 2: bpf_filter: invalid YAML: control characters are not allowed (U+0001)"])
+    XCTAssertEqual(
+      issues("snaplen: 100\ntimers:\n  timeout: *nowhere\n").map(\.description),
+      ["line 3: timers.timeout: invalid YAML: found undefined alias"])
+  }
+
+  func testHostNamesAreRefusedWhereAnAddressIsRequired() throws {
+    XCTAssertEqual(issues("listen: localhost:9470\n").map(\.key), ["listen"])
+    XCTAssertEqual(issues("listen: \"example.org:80\"\n").map(\.key), ["listen"])
+    XCTAssertEqual(try load("listen: \"[::1]:9471\"\n").listenHost, "::1")
+    XCTAssertEqual(try load("listen: \":9471\"\n").listenHost, "0.0.0.0")
+    XCTAssertEqual(try load("listen: \"10.1.2.3:80\"\n").listenHost, "10.1.2.3")
+  }
+
+  func testAFileThatIsNotUTF8SaysWhichLine() throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID()).yaml")
+    try Data([0x61, 0x3A, 0x20, 0x31, 0x0A, 0xFF, 0xFE, 0x3A, 0x0A]).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    do {
+      _ = try ConfigurationLoader.load(path: url.path)
+      XCTFail("expected an error")
+    } catch {
+      XCTAssertEqual(error.issues.map(\.description), ["line 2: not UTF-8 text"])
+    }
+    do {
+      _ = try ConfigurationLoader.load(path: "/nonexistent/netquality.yaml")
+      XCTFail("expected an error")
+    } catch {
+      XCTAssertEqual(
+        error.issues.map(\.description), ["cannot read: No such file or directory"])
+    }
   }
 
   func testWrongTypesAndRanges() {

@@ -17,7 +17,9 @@ public struct StreamAnalyzer: Sendable {
     }
   }
 
-  public let configuration: Configuration
+  /// A reload may change it: a lower `maxStreams` keeps the streams tracked and refuses new
+  /// ones until enough are forgotten.
+  public internal(set) var configuration: Configuration
   var counters = CaptureCounters()
   var decodeErrors = DecodeErrorCounters()
   var table = StreamTable()

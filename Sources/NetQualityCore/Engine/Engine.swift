@@ -16,9 +16,7 @@ public struct Engine: Sendable {
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     self.configuration = configuration
-    var analyzerConfiguration = configuration.analyzer
-    analyzerConfiguration.localNetworks = configuration.localNetworks
-    analyzer = StreamAnalyzer(configuration: analyzerConfiguration)
+    analyzer = StreamAnalyzer(configuration: Self.analyzerConfiguration(configuration))
     alerts = AlertEvaluator(rules: configuration.alertRules)
   }
 
@@ -27,6 +25,16 @@ public struct Engine: Sendable {
   public mutating func reconfigure(_ newConfiguration: EngineConfiguration) {
     configuration = newConfiguration
     alerts.rules = newConfiguration.alertRules
+    analyzer.configuration = Self.analyzerConfiguration(newConfiguration)
+  }
+
+  /// The analyser's part of the settings: its own, with the engine's local networks.
+  static func analyzerConfiguration(_ configuration: EngineConfiguration)
+    -> StreamAnalyzer.Configuration
+  {
+    var result = configuration.analyzer
+    result.localNetworks = configuration.localNetworks
+    return result
   }
 
   /// Feeds one captured frame (see `StreamAnalyzer.ingest`).

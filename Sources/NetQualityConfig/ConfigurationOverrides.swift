@@ -1,0 +1,28 @@
+import NetQualityCore
+
+/// What the command line says over the file (`run --interface`, `--local`, `--listen`,
+/// `--filter`, `--dashboard`, `--demo`): applied to the file at start and to every reloaded
+/// file, so a reload never undoes a flag.
+public struct ConfigurationOverrides: Sendable, Equatable {
+  public var interfaces: [String]?
+  public var localNetworks: [NetworkPrefix]?
+  public var listen: ListenAddress?
+  public var bpfFilter: String?
+  /// A path, or `-` for standard output.
+  public var dashboardFile: String?
+
+  public init() {}
+
+  public func applied(to configuration: AgentConfiguration) -> AgentConfiguration {
+    var result = configuration
+    if let interfaces { result.interfaces = interfaces }
+    if let localNetworks { result.localNetworks = localNetworks }
+    if let listen {
+      result.listenHost = listen.host
+      result.listenPort = listen.port
+    }
+    if let bpfFilter { result.bpfFilter = bpfFilter }
+    if let dashboardFile { result.dashboardFile = dashboardFile }
+    return result
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import XCTest
+
+/// SIGHUP applies the file through the same path as the start: peer groups, `max_streams`
+/// and the rest change in the running agent, as its API shows; keys that need a restart are
+/// named and keep their value.
+extension CommandLineTests {
+  func peerNames(_ document: [String: Any]) -> [String] {
+    (document["peers"] as? [[String: Any]] ?? []).compactMap { $0["peer"] as? String }
+  }
+
+  func configuration(_ document: [String: Any]) -> [String: Any] {
+    document["configuration"] as? [String: Any] ?? [:]
+  }
+
+  func testReloadAddsAndRemovesAPeerGroupAndChangesMaxStreams() throws {
+    guard getuid() == 0 else { throw XCTSkip("the demo call is captured on lo: needs root") }
+    let port: UInt16 = 19_473
+    let config = directory.appendingPathComponent("reload.yaml")
+    let base = "listen: \"127.0.0.1:\(port)\"\ntick_interval: 1\n"
+    try Data((base + "max_streams: 1000\n").utf8).write(to: config)
+    let agent = try BinaryProcess(
+      binary: binary, arguments: ["run", "--demo", "--config", config.path], directory: directory)
+    defer { agent.stop() }
+    func reload(_ yaml: String) throws {
+      try Data((base + yaml).utf8).write(to: config)
+      let reloads = agent.standardError.components(separatedBy: "reloaded ").count
+      kill(agent.process.processIdentifier, SIGHUP)
+      let deadline = Date().addingTimeInterval(10)
+      while agent.standardError.components(separatedBy: "reloaded ").count == reloads {
+        guard Date() < deadline, !agent.waitForExit(seconds: 0.05) else {
+          return XCTFail("no reload logged: \(agent.standardError)")
+        }
+      }
+    }
+
+    let plain = HTTPGet.waitFor(port: port, path: "/api/v1/peers", seconds: 30) {
+      self.peerNames($0) == ["127.0.0.2"]
+    }
+    XCTAssertNotNil(plain, agent.standardError)
+
+    try reload(
+      "max_streams: 7\npeers:\n  - name: demo-peer\n    addresses: [127.0.0.2/32]\n")
+    let grouped = HTTPGet.waitFor(port: port, path: "/api/v1/peers", seconds: 10) {
+      self.peerNames($0) == ["demo-peer"]
+    }
+    XCTAssertNotNil(grouped, "the group's name replaces the address after the reload")
+    let status = try XCTUnwrap(HTTPGet.json(port: port, path: "/api/v1/status"))
+    XCTAssertEqual(configuration(status)["max_streams"] as? Int, 7)
+    let groups = configuration(status)["peers"] as? [[String: Any]] ?? []
+    XCTAssertEqual(groups.compactMap { $0["name"] as? String }, ["demo-peer"])
+    XCTAssertEqual(status["last_reload_successful"] as? Bool, true)
+    XCTAssertTrue(
+      agent.standardError.contains("reloaded \(config.path): peers, max_streams"),
+      agent.standardError)
+
+    // Removing the group and changing a key that needs a restart.
+    try reload("max_streams: 9\nbpf_filter: \"udp and port 47000\"\n")
+    let ungrouped = HTTPGet.waitFor(port: port, path: "/api/v1/peers", seconds: 10) {
+      self.peerNames($0) == ["127.0.0.2"]
+    }
+    XCTAssertNotNil(ungrouped, "the address is the peer again once the group is gone")
+    let after = try XCTUnwrap(HTTPGet.json(port: port, path: "/api/v1/status"))
+    XCTAssertEqual(configuration(after)["max_streams"] as? Int, 9)
+    XCTAssertEqual((configuration(after)["peers"] as? [Any])?.count, 0)
+    XCTAssertEqual(after["restart_pending"] as? [String], ["bpf_filter"])
+    XCTAssertEqual(configuration(after)["bpf_filter"] as? String, "udp", "kept until a restart")
+    XCTAssertTrue(
+      agent.standardError.contains("changed but waiting for a restart: bpf_filter"),
+      agent.standardError)
+  }
+}
+
+/// `check-config` beyond the file: the capture filter compiled, interfaces and directories
+/// looked up on this host.
+extension CommandLineTests {
+  func testCheckConfigCompilesTheFilterAndLooksAtTheHost() throws {
+    let config = directory.appendingPathComponent("host.yaml")
+    try Data(
+      "snaplen: 512\nbpf_filter: \"udpx and\"\ninterfaces: [nq-none0, lo]\ndashboard_file: /nonexistent/d/dash.txt\n"
+        .utf8
+    ).write(to: config)
+    let bad = try run(["check-config", config.path])
+    XCTAssertEqual(bad.status, 1)
+    let lines = bad.standardError.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 3, bad.standardError)
+    XCTAssertTrue(
+      lines[0].hasPrefix(
+        "netquality: error: \(config.path): line 2: bpf_filter: 'udpx and' does not compile: "),
+      lines[0])
+    XCTAssertTrue(
+      lines[1].hasPrefix(
+        "netquality: warning: \(config.path): line 3: interfaces: not on this host: nq-none0 "),
+      lines[1])
+    XCTAssertEqual(
+      lines[2],
+      "netquality: warning: \(config.path): line 4: dashboard_file: directory /nonexistent/d does not exist on this host"
+    )
+    try Data("interfaces: [nq-none0]\n".utf8).write(to: config)
+    let warned = try run(["check-config", config.path])
+    XCTAssertEqual(warned.status, 0, "a warning alone: the agent may run on another host")
+    XCTAssertTrue(warned.standardOutput.contains("1 warning(s)"), warned.standardOutput)
+  }
+
+  func testFatalErrorsHaveTheErrorForm() throws {
+    for arguments in [
+      ["run", "--interface", "lo", "--listen", "localhost:9470"],
+      ["run", "--interface", "lo", "--listen", "999.1.1.1:80"],
+      ["run", "--interface", "lo", "--listen", "127.0.0.1:19472", "--dashboard", "/nonexistent/x"],
+    ] {
+      let result = try run(arguments)
+      XCTAssertNotEqual(result.status, 0)
+      let lines = result.standardError.split(separator: "\n")
+      XCTAssertTrue(
+        lines.last?.hasPrefix("netquality: error: ") ?? false,
+        "\(arguments): \(result.standardError)")
+      XCTAssertFalse(result.standardError.contains("listening on"), result.standardError)
+    }
+  }
+}

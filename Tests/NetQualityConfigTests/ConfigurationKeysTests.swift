@@ -1,0 +1,73 @@
+import NetQualityConfig
+import NetQualityCore
+import XCTest
+
+/// The one mapping from the agent's configuration to the engine's, and the one table of what
+/// a reload applies.
+final class ConfigurationKeysTests: XCTestCase {
+  func load(_ yaml: String) throws -> AgentConfiguration {
+    try ConfigurationLoader.load(yaml: yaml, file: "test.yaml")
+  }
+
+  func testEveryKeyOfTheFileIsInTheTable() throws {
+    let changed = try load(
+      """
+      interfaces: [eth9]
+      bpf_filter: "udp port 5004"
+      snaplen: 512
+      buffer_size_mb: 4
+      local_networks: [10.0.0.0/8]
+      peers: [{name: sfu, addresses: [192.0.2.0/24]}]
+      tick_interval: 1
+      max_streams: 10
+      timers: {interrupted: 2, disconnected: 5, timeout: 9}
+      quality: {min_packets: 3}
+      alerts: {builtin: false}
+      listen: "127.0.0.1:1"
+      metrics: {per_stream: true, max_stream_series: 5, peer_grace_seconds: 1}
+      dashboard_file: /tmp/d
+      storage_path: /tmp/s
+      """)
+    let names = ConfigurationKeys.changed(from: AgentConfiguration(), to: changed).map(\.name)
+    XCTAssertEqual(names, ConfigurationKeys.all.map(\.name))
+    XCTAssertEqual(
+      ConfigurationKeys.all.filter { $0.effect == .restart }.map(\.name),
+      ["interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "listen", "storage_path"])
+  }
+
+  func testTheEngineGetsGroupsLocalNetworksLimitsAndTheGracePeriod() throws {
+    let configuration = try load(
+      """
+      peers:
+        - name: sfu
+          addresses: [192.0.2.0/24]
+      max_streams: 10
+      tick_interval: 1
+      metrics: {peer_grace_seconds: 42}
+      """)
+    let interfaceNetworks = [try XCTUnwrap(NetworkPrefix("10.9.0.1/32"))]
+    let engine = configuration.engineConfiguration(interfaceNetworks: interfaceNetworks)
+    XCTAssertEqual(engine.peerName(try XCTUnwrap(IPAddress("192.0.2.7"))), "sfu")
+    XCTAssertEqual(engine.peerName(try XCTUnwrap(IPAddress("198.51.100.7"))), "198.51.100.7")
+    XCTAssertEqual(engine.localNetworks, interfaceNetworks, "the interfaces' addresses by default")
+    XCTAssertEqual(engine.analyzer.maxStreams, 10)
+    XCTAssertEqual(engine.tickIntervalSeconds, 1)
+    XCTAssertEqual(engine.forgetAfterTimeoutSeconds, 42)
+    let local = try load("local_networks: [172.16.0.0/12]\n")
+    XCTAssertEqual(
+      local.engineConfiguration(interfaceNetworks: interfaceNetworks).localNetworks.map(
+        \.description),
+      ["172.16.0.0/12"])
+  }
+
+  func testOverridesWinOverTheFile() throws {
+    var overrides = ConfigurationOverrides()
+    overrides.interfaces = ["lo"]
+    overrides.listen = ListenAddress("127.0.0.1:9999")
+    overrides.dashboardFile = "-"
+    let result = overrides.applied(to: try load("interfaces: [eth0]\nlisten: \"0.0.0.0:1\"\n"))
+    XCTAssertEqual(result.interfaces, ["lo"])
+    XCTAssertEqual(result.listenPort, 9999)
+    XCTAssertEqual(result.dashboardFile, "-")
+  }
+}
