@@ -71,6 +71,8 @@ let package = Package(
     .testTarget(
       name: "NetQualityConfigTests", dependencies: ["NetQualityConfig", "NetQualityCore"]),
     // Runs the built `netquality` binary as a user would.
-    .testTarget(name: "NetQualityCLITests", dependencies: ["netquality", "NetQualitySynth"]),
+    .testTarget(
+      name: "NetQualityCLITests",
+      dependencies: ["netquality", "NetQualitySynth", "NetQualityAgent"]),
   ]
 )

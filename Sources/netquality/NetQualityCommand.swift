@@ -1,11 +1,12 @@
 import ArgumentParser
+import NetQualityAgent
 
 @main
 struct NetQualityCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "netquality",
     abstract: "Network quality of RTP media: per-stream loss, jitter and round trip from the wire.",
-    version: "0.1.0",
+    version: BuildInfo.version,
     subcommands: [
       AnalyzeCommand.self, RunCommand.self, TopCommand.self, CheckConfigCommand.self,
       GenerateCommand.self,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import NetQualityAgent
+import NetQualityCore
 
 struct TopCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -72,7 +73,11 @@ struct TopView {
   /// Non-nil while the filter is being typed.
   var editing: String?
 
-  static let levelNames = ["unknown", "excellent", "good", "poor", "bad", "very_bad", "down"]
+  /// The name of a level number from the server; a number outside 0...6 (a newer or broken
+  /// server) is shown as it is instead of indexing past a table.
+  static func levelName(_ value: Int) -> String {
+    QualityLevel(rawValue: value)?.name ?? "level \(value)"
+  }
 
   mutating func update(from endpoint: HTTPEndpoint) {
     do {
@@ -146,7 +151,7 @@ struct TopView {
     var lines: [String] = []
     let when = time.map { Date(timeIntervalSince1970: $0).description } ?? "no tick yet"
     lines.append(
-      "netquality top  \(when)  host rx \(Self.levelNames[hostRx]) tx \(Self.levelNames[hostTx])  "
+      "netquality top  \(when)  host rx \(Self.levelName(hostRx)) tx \(Self.levelName(hostTx))  "
         + "peers \(rows.count)  sort: \(sort.rawValue)"
         + (filter.isEmpty ? "" : "  filter: \(filter)"))
     lines.append(
@@ -157,8 +162,8 @@ struct TopView {
       Self.pad("PEER", 24) + Self.pad("STATE", 13) + Self.pad("RX", 10) + Self.pad("TX", 10)
         + "  MOS   LOSS   JITTER      RTT")
     for row in shownRows.prefix(max(0, size.rows - lines.count)) {
-      let rx = colored(Self.pad(Self.levelNames[row.rx], 10), level: row.rx)
-      let tx = colored(Self.pad(Self.levelNames[row.tx], 10), level: row.tx)
+      let rx = colored(Self.pad(Self.levelName(row.rx), 10), level: row.rx)
+      let tx = colored(Self.pad(Self.levelName(row.tx), 10), level: row.tx)
       let numbers =
         Self.right(row.mos.map { String(format: "%.2f", $0) } ?? "-", 5)
         + Self.right(row.loss.map { String(format: "%.1f%%", $0 * 100) } ?? "-", 7)

@@ -1,4 +1,5 @@
 import Foundation
+import NetQualityAgent
 import XCTest
 
 /// SIGHUP applies the file through the same path as the start: peer groups, `max_streams`
@@ -116,5 +117,50 @@ extension CommandLineTests {
         "\(arguments): \(result.standardError)")
       XCTAssertFalse(result.standardError.contains("listening on"), result.standardError)
     }
+  }
+}
+
+/// The dashboard file under logrotate's `copytruncate`: the next frame starts the emptied file
+/// (appended at its new end) instead of landing at the old offset behind NUL bytes.
+extension CommandLineTests {
+  func testDashboardSurvivesCopyTruncate() throws {
+    guard getuid() == 0 else { throw XCTSkip("the demo call is captured on lo: needs root") }
+    let dashboard = directory.appendingPathComponent("dashboard.txt")
+    let config = directory.appendingPathComponent("dash.yaml")
+    try Data("listen: \"127.0.0.1:19468\"\ntick_interval: 0.5\n".utf8).write(to: config)
+    let agent = try BinaryProcess(
+      binary: binary,
+      arguments: ["run", "--demo", "--config", config.path, "--dashboard", dashboard.path],
+      directory: directory)
+    defer { agent.stop() }
+    func frames() -> Int {
+      let text = (try? String(contentsOf: dashboard, encoding: .utf8)) ?? ""
+      return text.components(separatedBy: "\n=== ").count - (text.hasPrefix("=== ") ? 0 : 1)
+    }
+    func waitForFrames(_ count: Int) -> Bool {
+      let deadline = Date().addingTimeInterval(20)
+      while frames() < count {
+        guard Date() < deadline, !agent.waitForExit(seconds: 0.1) else { return false }
+      }
+      return true
+    }
+    XCTAssertTrue(waitForFrames(3), agent.standardError)
+    // copytruncate: copy the file away, then cut it to nothing in place.
+    let size = try XCTUnwrap(
+      FileManager.default.attributesOfItem(atPath: dashboard.path)[.size] as? Int)
+    XCTAssertGreaterThan(size, 0)
+    XCTAssertEqual(truncate(dashboard.path, 0), 0)
+    XCTAssertTrue(waitForFrames(1), agent.standardError)
+    let bytes = try Data(contentsOf: dashboard)
+    XCTAssertFalse(bytes.contains(0), "no hole of NUL bytes where the old frames were")
+    XCTAssertTrue(bytes.starts(with: Data("=== ".utf8)), String(decoding: bytes, as: UTF8.self))
+  }
+}
+
+extension CommandLineTests {
+  func testVersionIsTheBuildsVersion() throws {
+    let result = try run(["--version"])
+    XCTAssertEqual(result.status, 0)
+    XCTAssertEqual(result.standardOutput, "\(BuildInfo.version)\n")
   }
 }

@@ -145,6 +145,29 @@ extension ConnectionScenarioTests {
     XCTAssertEqual(
       scenario.engine.linkChanged(interface: 3, up: false, at: Scenario.time(20.5)), [])
   }
+
+  func testALinkStayingDownSaysSoOnceWithItsOwnTime() throws {
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<10)
+    _ = scenario.engine.linkChanged(interface: 0, up: false, at: Scenario.time(10.2))
+    scenario.idle(until: 40)
+    // Down since the link went, not since the call connected, and the alert says so.
+    let peer = try XCTUnwrap(scenario.lastPeer)
+    XCTAssertEqual(peer.state, .disconnected)
+    XCTAssertEqual(peer.stateSince, Scenario.time(10.2))
+    let kinds = scenario.events.filter { $0.peer == Scenario.peer }.map(\.kind)
+    XCTAssertFalse(kinds.contains(.interrupted), "\(kinds)")
+    XCTAssertFalse(kinds.contains(.disconnected), "\(kinds)")
+    let alerts = scenario.events.compactMap(\.alert).filter { $0.rule == "peer_disconnected" }
+    XCTAssertEqual(alerts.map(\.state), [.firing], "fires once and stays firing")
+    XCTAssertTrue(
+      alerts.first?.summary.hasSuffix("since \(Scenario.time(10.2).rfc3339)") ?? false,
+      alerts.first?.summary ?? "")
+    // The timeout still comes, 60 s after the last packet.
+    scenario.idle(until: 72)
+    XCTAssertEqual(scenario.lastPeer?.state, .timeout)
+    XCTAssertEqual(scenario.events.filter { $0.kind == .timeout }.count, 1)
+  }
 }
 
 extension ConnectionScenarioTests {

@@ -15,10 +15,18 @@ extension Engine {
     let activity = fromPeer ?? window.txLastArrival ?? now
     let endedAt =
       window.rxStreams > 0 && window.rxStreamsEnded == window.rxStreams ? window.rxGoodbye : nil
+    // A peer reached only through interfaces whose link is down is down since the last of
+    // them went down.
+    let linkDownSince = linkDownSince(window.interfaces)
     for (transition, time) in record.tracker.advance(
       to: now, lastActivity: activity, resumedAt: window.rxResumedAt, endedAt: endedAt,
       timers: configuration.timers)
     {
+      // While the link stays down its link_down event has said the peer is down: silence
+      // crossing the interrupted and disconnected marks says nothing new.
+      if linkDownSince != nil && (transition == .interrupted || transition == .disconnected) {
+        continue
+      }
       events.append(event(transition, peer: name, at: time))
       if case .recovered = transition { record.recoveredAt = time }
     }
@@ -74,10 +82,13 @@ extension Engine {
       txInputs = inputs
     }
 
-    // A peer reached only through interfaces whose link is down is down now.
-    let linkDown =
-      !window.interfaces.isEmpty && window.interfaces.allSatisfy { linksDown[$0] != nil }
-    let state = linkDown && record.tracker.state != .ended ? .disconnected : record.tracker.state
+    var state = record.tracker.state
+    var stateSince = record.tracker.since
+    if let linkDownSince, state != .ended, state != .timeout {
+      // Down from the moment the link went, or from the silence before it if that came first.
+      stateSince = state == .disconnected ? min(stateSince, linkDownSince) : linkDownSince
+      state = .disconnected
+    }
     var rx = direction(raw: rxRaw, inputs: rxInputs, damper: &record.rxDamper)
     var tx = direction(raw: txRaw, inputs: txInputs, damper: &record.txDamper)
     switch state {
@@ -97,7 +108,7 @@ extension Engine {
     peers[name] = record
 
     let snapshot = PeerSnapshot(
-      peer: name, state: state, stateSince: record.tracker.since, rx: rx, tx: tx,
+      peer: name, state: state, stateSince: stateSince, rx: rx, tx: tx,
       roundTripMilliseconds: rtt, rxPackets: window.rxAudio.packets + window.rxVideo.packets,
       rxLost: max(0, window.rxAudio.lost + window.rxVideo.lost),
       rxBitsPerSecond: window.rxBitsPerSecond,
@@ -120,6 +131,17 @@ extension Engine {
           previousState: nil, alert: alert))
     }
     return (snapshot, events)
+  }
+
+  /// When the last of `interfaces` went down, if every one of them is down now.
+  func linkDownSince(_ interfaces: Set<UInt8>) -> CaptureTime? {
+    guard !interfaces.isEmpty else { return nil }
+    var latest = CaptureTime.zero
+    for interface in interfaces {
+      guard let down = linksDown[interface] else { return nil }
+      latest = max(latest, down)
+    }
+    return latest
   }
 
   private func direction(
