@@ -55,6 +55,12 @@ public enum AnalysisTable {
         + "\(capture.rtcpPackets) RTCP, \(capture.nonRTPUDP) other UDP, "
         + "\(capture.decodeErrorTotal) decode errors, \(capture.truncated) truncated, "
         + "\(capture.ipFragments) IP fragments")
+    if capture.clockSteps > 0 || capture.outOfOrderTimestamps > 0 {
+      lines.append(
+        "clock: the capture's timestamps stepped back \(capture.clockSteps) time(s) and "
+          + "\(capture.outOfOrderTimestamps) packet(s) were stamped out of order; times after "
+          + "each step run on from the step (see docs/analysis.md)")
+    }
     if let readError { lines.append("warning: reading stopped early: \(readError)") }
     return lines.joined(separator: "\n") + "\n"
   }

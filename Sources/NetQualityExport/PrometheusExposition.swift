@@ -259,6 +259,15 @@ public struct PrometheusExposition {
     }
     out.family("netquality_truncated_packets_total", .counter, "Frames cut by the snap length.")
     out.sample("netquality_truncated_packets_total", [], Double(capture.truncated))
+    out.family(
+      "netquality_capture_clock_steps_total", .counter,
+      "Times the packet timestamps stepped back more than 1 s and the analysis followed.")
+    out.sample("netquality_capture_clock_steps_total", [], Double(capture.clockSteps))
+    out.family(
+      "netquality_capture_out_of_order_timestamps_total", .counter,
+      "Single packets stamped more than 1 s behind their neighbours, placed in arrival order.")
+    out.sample(
+      "netquality_capture_out_of_order_timestamps_total", [], Double(capture.outOfOrderTimestamps))
   }
 }
 
