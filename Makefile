@@ -20,17 +20,10 @@ sample:
 	.build/release/netquality analyze $(SAMPLE) --local 10.10.0.0/16
 
 # Everything CI runs: unit tests, formatting, the no-allocation check, end to end on real RTP
-# between network namespaces (as root; skipped otherwise) and a bounded fuzzing run.
+# between network namespaces (as root; skipped otherwise) and a bounded fuzzing run, each stage
+# with a deadline and its duration printed (scripts/test.sh; `scripts/test.sh lint` runs one).
 test:
-	@scripts/bootstrap.sh
-	swift build --build-tests
-	swift test --disable-swift-testing
-	$(MAKE) lint
-	scripts/check-allocations.sh
-	tests/e2e/real-traffic.sh
-	tests/e2e/agent-prometheus.sh
-	tests/e2e/top-tmux.sh
-	scripts/fuzz.sh $${FUZZ_SECONDS:-60}
+	@scripts/test.sh
 
 lint:
 	swift format lint --strict -r Sources Tests Fuzz/Sources Package.swift

@@ -3,19 +3,21 @@
 # namespaces, `netquality run` capturing live on the receiver's veth, and a real Prometheus
 # (Debian's package) scraping it every second, all inside the receiver's namespace on its
 # loopback. Checks: promtool finds nothing wrong with a scrape; Prometheus sees the peer at rx
-# level 1; a 15 s full drop (nftables on the sender's egress) makes the agent report
-# disconnected 12 s ± 2 s after the drop began and Prometheus see level 6, then recovery; the
-# dashboard file shows the transitions; pcap_stats counters are exported.
+# level 1; 10 % random loss for 10 s (nftables on the sender's egress, counted there) gives
+# exactly the dropped packets as the agent's lost packets; a 15 s full drop makes the agent
+# report disconnected 12 s ± 2 s after the drop began and Prometheus see level 6, then
+# recovery, with the lost packets again equal to the drops; the dashboard file shows the
+# transitions; pcap_stats counters are exported. Every wait has a deadline (lib.sh).
 #
 #   tests/e2e/agent-prometheus.sh      (root; skips with a reason otherwise)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-source tests/e2e/preflight.sh
+source tests/e2e/lib.sh
 skip_without_namespaces "e2e agent" "network namespaces, nftables and live capture"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly nftables iproute2 prometheus python3
-swift build --product netquality >/dev/null
+run_for 900 swift build --product netquality >/dev/null
 netquality=$PWD/.build/debug/netquality
 
 tag=nqp$$
@@ -24,8 +26,8 @@ source tests/e2e/netns.sh
 in_receiver() { ip netns exec "$receiver" "$@"; }
 
 # The agent, live on the receiver's veth.
-ip netns exec "$receiver" "$netquality" run --interface "${tag}vb" --local 10.202.0.2/32 \
-  --listen 127.0.0.1:19471 --dashboard "$work/dashboard.txt" 2>"$work/agent.log" &
+spawn ip netns exec "$receiver" "$netquality" run --interface "${tag}vb" --local 10.202.0.2/32 \
+  --listen 127.0.0.1:19471 --dashboard "$work/dashboard.txt" 2>"$work/agent.log"
 pids+=($!)
 
 # Prometheus scraping it every second.
@@ -35,8 +37,8 @@ scrape_configs:
   - job_name: netquality
     static_configs: [{targets: ["127.0.0.1:19471"]}]
 YAML
-ip netns exec "$receiver" prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-  --web.listen-address=127.0.0.1:19090 >"$work/prometheus.log" 2>&1 &
+spawn ip netns exec "$receiver" prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+  --web.listen-address=127.0.0.1:19090 >"$work/prometheus.log" 2>&1
 pids+=($!)
 
 cat >"$work/nq_probe.py" <<'PY'
@@ -73,6 +75,11 @@ if command == "ready":
     sys.exit(0 if wait_ready(sys.argv[2], float(sys.argv[3])) else 1)
 if command == "metrics":
     print(get("http://127.0.0.1:19471/metrics")[1], end="")
+if command == "value":
+    # The value of one series on the agent's /metrics, e.g. name{labels}.
+    for line in get("http://127.0.0.1:19471/metrics")[1].splitlines():
+        if line.startswith(sys.argv[2] + " "):
+            print(line.split()[-1])
 if command == "wait":
     ok, seen = wait_value(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
     print(f"{sys.argv[2]} = {seen}")
@@ -83,19 +90,19 @@ http() { in_receiver python3 "$work/nq_probe.py" "$@"; }
 http ready http://127.0.0.1:19471/-/ready 30 || { cat "$work/agent.log"; exit 1; }
 http ready http://127.0.0.1:19090/-/ready 60 || { cat "$work/prometheus.log"; exit 1; }
 
-ip netns exec "$receiver" gst-launch-1.0 -q -e rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
+spawn ip netns exec "$receiver" gst-launch-1.0 -q rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
   udpsrc port=5004 caps="application/x-rtp,media=audio,clock-rate=8000,encoding-name=PCMU,payload=0" \
   ! rtpbin.recv_rtp_sink_0 rtpbin. ! rtppcmudepay ! mulawdec ! audioconvert ! fakesink \
   udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 \
   rtpbin.send_rtcp_src_0 ! udpsink host=10.202.0.1 port=5005 sync=false async=false \
-  >"$work/receiver.log" 2>&1 &
+  >"$work/receiver.log" 2>&1
 pids+=($!)
-ip netns exec "$sender" gst-launch-1.0 -q -e rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
+spawn ip netns exec "$sender" gst-launch-1.0 -q rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
   audiotestsrc is-live=true samplesperbuffer=160 ! audioconvert ! audioresample \
   ! audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay ! rtpbin.send_rtp_sink_0 \
   rtpbin.send_rtp_src_0 ! udpsink host=10.202.0.2 port=5004 \
   rtpbin.send_rtcp_src_0 ! udpsink host=10.202.0.2 port=5005 sync=false async=false \
-  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 >"$work/sender.log" 2>&1 &
+  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 >"$work/sender.log" 2>&1
 pids+=($!)
 
 failures=0
@@ -115,15 +122,40 @@ check "pcap_stats received counter exported" \
 check "pcap_stats drop counter exported" \
   grep -qE "^netquality_capture_dropped_packets_total\{interface=\"${tag}vb\"\} [0-9]+" "$work/scrape.txt"
 
+# The sender's egress counts every RTP packet it drops into a named counter (nft -f: each
+# change is one transaction). The agent's lost packets must equal it exactly once a tick has
+# closed after the last drop and a packet has arrived after it.
+nft_sender add counter netdev nqloss dropped
+set_drop() {  # rules for RTP (port 5004) and RTCP (5005), or none
+  printf '%s\n' "flush chain netdev nqloss egress" "$@" | nft_sender -f -
+}
+dropped() {
+  nft_sender -j list counter netdev nqloss dropped \
+    | python3 -c 'import json, sys; print([e["counter"]["packets"] for e in json.load(sys.stdin)["nftables"] if "counter" in e][0])'
+}
+lost_agrees() {  # true once the agent's lost packets equal the drops
+  [ "$(http value "netquality_peer_lost_packets_total{$peer}")" = "$(dropped)" ]
+}
+set_drop 'add rule netdev nqloss egress udp dport 5004 numgen random mod 100 < 10 counter name "dropped" drop'
+sleep 10  # the loss phase's length: the experiment, not a wait for an event
+set_drop
+wait_until 10 "the agent's lost packets to equal the $(dropped) dropped" lost_agrees || true
+check "10 % random loss: lost packets = dropped ($(http value "netquality_peer_lost_packets_total{$peer}") = $(dropped))" \
+  lost_agrees
+
 # A 15 s full drop on the sender's egress.
 drop_start=$(date +%s.%N)
-ip netns exec "$sender" nft add rule netdev nqloss egress udp dport '{ 5004, 5005 }' counter drop
+set_drop 'add rule netdev nqloss egress udp dport 5004 counter name "dropped" drop' \
+  'add rule netdev nqloss egress udp dport 5005 drop'
 check "Prometheus sees level 6 (down) during the outage" \
   http wait "netquality_peer_quality_level{$peer,direction=\"rx\"}" 6 20
 sleep "$(python3 -c "import time; print(max(0, 15 - (time.time() - $drop_start)))")"  # the outage's length
-ip netns exec "$sender" nft flush chain netdev nqloss egress
+set_drop
 check "Prometheus sees the peer connected again" \
   http wait "netquality_peer_connection_state{$peer,state=\"connected\"}" 1 15
+wait_until 10 "the agent's lost packets to equal the $(dropped) dropped" lost_agrees || true
+check "after the outage: lost packets = dropped ($(http value "netquality_peer_lost_packets_total{$peer}") = $(dropped))" \
+  lost_agrees
 
 # The sender's link goes down: the receiver's veth loses carrier, and the agent marks the peer
 # down at the next tick instead of after 12 s of silence.

@@ -1,6 +1,7 @@
 # Shared by the end-to-end scripts: two network namespaces joined by a veth pair, only
-# addresses inside them, and everything torn down on exit. Source it after setting `tag`
-# (a unique name prefix) and `subnet` (the first three octets, e.g. 10.201.0).
+# addresses inside them, and everything torn down on exit (processes stopped with deadlines,
+# see lib.sh). Source it after lib.sh, setting `tag` (a unique name prefix) and `subnet` (the
+# first three octets, e.g. 10.201.0).
 #   sender:   $sender,   interface ${tag}va, address $subnet.1
 #   receiver: $receiver, interface ${tag}vb, address $subnet.2
 # Loss is made in an nftables netdev table `nqloss` on the sender's egress: a drop in the
@@ -11,8 +12,7 @@ receiver=${tag}b
 work=$(mktemp -d)
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  stop_process "${pids[@]}"
   ip netns del "$sender" 2>/dev/null || true
   ip netns del "$receiver" 2>/dev/null || true
   if [ -n "${KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi

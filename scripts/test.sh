@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Everything CI runs (`make test`, called by .ci/run), stage by stage, each with a deadline:
+# a stage that overruns is stopped (SIGINT, then SIGTERM, then SIGKILL on its whole process
+# group) and fails naming itself. Prints each stage's duration as it ends and a summary at the
+# end; the whole run has a budget (TEST_BUDGET_SECONDS, default 40 minutes, the CI limit).
+#
+#   scripts/test.sh [STAGE...]      (default: every stage, in order)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source tests/e2e/lib.sh
+
+budget=${TEST_BUDGET_SECONDS:-2400}
+# name, seconds, command. Budgets are generous for a first build on 2 cores (debug ~3 min,
+# release ~5 min) and add up to more than the whole budget: what is left of the budget caps
+# every stage too.
+stages=(
+  "bootstrap|600|scripts/bootstrap.sh"
+  "build|1200|swift build --build-tests"
+  "unit-tests|900|swift test --disable-swift-testing"
+  "lint|300|make --no-print-directory lint"
+  "allocations|1200|scripts/check-allocations.sh"
+  "e2e-real-traffic|600|tests/e2e/real-traffic.sh"
+  "e2e-agent-prometheus|300|tests/e2e/agent-prometheus.sh"
+  "e2e-http-limits|300|tests/e2e/http-limits.sh"
+  "e2e-top-tmux|180|tests/e2e/top-tmux.sh"
+  "fuzz|600|scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
+)
+
+selected=("$@")
+started=$(date +%s)
+summary=()
+failed=()
+for stage in "${stages[@]}"; do
+  IFS='|' read -r name seconds command <<<"$stage"
+  if [ ${#selected[@]} -gt 0 ] && [[ ! " ${selected[*]} " == *" $name "* ]]; then continue; fi
+  if [[ $command == tests/e2e/* ]] && [ ! -e "${command%% *}" ]; then continue; fi
+  left=$((budget - ($(date +%s) - started)))
+  if [ "$left" -le 0 ]; then
+    summary+=("$(printf '%-22s %-9s %6s' "$name" "not run" "-")")
+    failed+=("$name (the ${budget} s budget was spent)")
+    continue
+  fi
+  [ "$seconds" -le "$left" ] || seconds=$left
+  echo "=== $name (up to $seconds s): $command"
+  stage_start=$(date +%s.%N)
+  # shellcheck disable=SC2086  # the command is words on purpose
+  run_for "$seconds" $command
+  status=$?
+  elapsed=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" \
+    "$stage_start" "$(date +%s.%N)")
+  case $status in
+    0) verdict=passed ;;
+    124) verdict="timed out"; failed+=("$name (stopped after its $seconds s)") ;;
+    *) verdict=failed; failed+=("$name (exit $status)") ;;
+  esac
+  echo "=== $name: $verdict in $elapsed s"
+  summary+=("$(printf '%-22s %-9s %6s' "$name" "$verdict" "$elapsed")")
+  # Nothing after a failed build or bootstrap can run.
+  if [ "$status" -ne 0 ] && { [ "$name" = build ] || [ "$name" = bootstrap ]; }; then break; fi
+done
+
+echo
+printf '%-22s %-9s %6s\n' STAGE RESULT SECONDS
+printf '%s\n' "${summary[@]}"
+echo "total: $(($(date +%s) - started)) s of a ${budget} s budget"
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'netquality: error: test stage failed: %s\n' "${failed[@]}" >&2
+  exit 1
+fi
