@@ -17,22 +17,21 @@ swift build -c release --product netquality >/dev/null
 cc -O2 -o "$out/rtp-load" scripts/bench/rtp-load.c
 netquality=.build/release/netquality
 
-"$netquality" run --interface lo --local 127.0.0.1/32 --listen "127.0.0.1:$port" \
-  --filter "udp dst port 41000" 2>"$out/agent.log" &
+source tests/e2e/lib.sh
+spawn "$netquality" run --interface lo --local 127.0.0.1/32 --listen "127.0.0.1:$port" \
+  --filter "udp dst port 41000" 2>"$out/agent.log"
 agent=$!
-trap 'kill $agent 2>/dev/null || true; wait $agent 2>/dev/null || true' EXIT
-until curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null; do
-  kill -0 "$agent" 2>/dev/null || { cat "$out/agent.log"; exit 1; }
-  sleep 0.2
-done
+trap 'stop_process $agent' EXIT
+wait_until 30 "the agent to be ready" curl -sf --max-time 2 "http://127.0.0.1:$port/-/ready" \
+  || { cat "$out/agent.log"; exit 1; }
 
 cpu() { awk '{print $14 + $15}' "/proc/$agent/stat"; }
 ticks=$(getconf CLK_TCK)
 before=$(cpu)
-read -r sent took < <("$out/rtp-load" "$streams" "$seconds" 41000)
+read -r sent took < <(timeout -k 5 $((seconds + 30)) "$out/rtp-load" "$streams" "$seconds" 41000)
 after=$(cpu)
 sleep 3  # one more tick so the last window is published
-scrape=$(curl -s "http://127.0.0.1:$port/metrics")
+scrape=$(curl -s --max-time 10 "http://127.0.0.1:$port/metrics")
 metric() { echo "$scrape" | awk -v name="$1" '$1 ~ "^"name {sum += $2} END {printf "%.0f", sum}'; }
 received=$(metric 'netquality_capture_received_packets_total')
 dropped=$(metric 'netquality_capture_dropped_packets_total')
@@ -40,7 +39,7 @@ peers=$(echo "$scrape" | grep -c '^netquality_peer_quality_level{.*direction="rx
 bytes=$(echo "$scrape" | wc -c)
 cpu_share=$(awk -v used=$((after - before)) -v hz="$ticks" -v s="$took" 'BEGIN { printf "%.1f", used / hz / s * 100 }')
 
-wrk -t1 -c4 -d5s --latency "http://127.0.0.1:$port/metrics" >"$out/wrk.txt"
+timeout -k 5 30 wrk -t1 -c4 -d5s --latency "http://127.0.0.1:$port/metrics" >"$out/wrk.txt"
 latency() { awk -v p="$1" '$1 == p {print $2}' "$out/wrk.txt"; }
 requests=$(awk '/Requests\/sec/ {print $2}' "$out/wrk.txt")
 
