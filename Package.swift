@@ -14,6 +14,11 @@ let package = Package(
     .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+    // NIO, its HTTP types bridge and the HTTP types the agent's connection handler uses
+    // (already in the graph through Hummingbird; named here because the agent imports them).
+    .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
   ],
   targets: [
     // libpcap from the system (Debian: libpcap-dev).
@@ -40,6 +45,9 @@ let package = Package(
         "NetQualityCore", "NetQualityCapture", "NetQualityConfig", "NetQualityExport",
         "NetQualitySynth",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
@@ -70,6 +78,20 @@ let package = Package(
       name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore"]),
     .testTarget(
       name: "NetQualityConfigTests", dependencies: ["NetQualityConfig", "NetQualityCore"]),
+    // The agent's HTTP routes through Hummingbird's test client (no sockets), its connection
+    // limits on NIO's embedded channels.
+    .testTarget(
+      name: "NetQualityAgentTests",
+      dependencies: [
+        "NetQualityAgent", "NetQualityCore", "NetQualitySynth",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]
+    ),
     // Runs the built `netquality` binary as a user would.
     .testTarget(
       name: "NetQualityCLITests",

@@ -62,6 +62,7 @@ public struct Agent {
       interfaceNetworks: addresses, state: state, logger: logger)
     let http = HTTPServer.application(
       host: configuration.listenHost, port: configuration.listenPort, state: state,
+      registry: ConnectionRegistry(limits: .defaults),
       onServerRunning: { [logger] in
         let local = live.current.engineConfiguration(interfaceNetworks: addresses).localNetworks
         let started =

@@ -4,16 +4,38 @@ import NetQualityCore
 import NetQualityExport
 
 /// The agent's HTTP endpoints on Hummingbird: Prometheus `/metrics` rendered from the last
-/// tick at scrape time, health and readiness, a landing page and the JSON API.
+/// tick at scrape time, health and readiness, a landing page and the JSON API; every
+/// connection held to `HTTPLimits` (see `ConnectionRegistry`).
 enum HTTPServer {
+  /// Every path served, each for GET and HEAD.
+  static let paths: Set<String> = [
+    "/metrics", "/-/healthy", "/-/ready", "/", "/api/v1/peers", "/api/v1/streams",
+    "/api/v1/alerts", "/api/v1/status",
+  ]
+
   /// `onServerRunning` runs once the listener is bound, so "listening on" is only ever said
   /// of a socket that is listening.
   static func application(
-    host: String, port: Int, state: AgentState,
+    host: String, port: Int, state: AgentState, registry: ConnectionRegistry,
     onServerRunning: @escaping @Sendable () -> Void = {}
   ) -> some ApplicationProtocol {
-    let router = Router()
-    router.get("/metrics") { _, _ in metrics(state) }
+    Application(
+      router: router(state: state, registry: registry),
+      server: .http1(
+        configuration: .init(
+          additionalChannelHandlers: [ConnectionGuardHandler(registry: registry)])),
+      configuration: .init(address: .hostname(host, port: port), serverName: "netquality"),
+      onServerRunning: { _ in onServerRunning() },
+      logger: .init(label: "netquality.http"))
+  }
+
+  /// The routes, testable without a socket (HummingbirdTesting's `.router`).
+  static func router(state: AgentState, registry: ConnectionRegistry? = nil) -> Router<
+    BasicRequestContext
+  > {
+    let router = Router(options: .autoGenerateHeadEndpoints)
+    router.add(middleware: MethodMiddleware(paths: paths))
+    router.get("/metrics") { _, _ in metrics(state, http: registry?.counters) }
     router.get("/-/healthy") { _, _ in text("OK\n") }
     router.get("/-/ready") { _, _ -> Response in
       state.read(\.ready)
@@ -49,11 +71,7 @@ enum HTTPServer {
     router.get("/api/v1/alerts") { _, _ -> Response in
       json(.object([("alerts", .array(state.read(\.alerts).map(TimelineJSON.alert)))]))
     }
-    return Application(
-      router: router,
-      configuration: .init(address: .hostname(host, port: port), serverName: "netquality"),
-      onServerRunning: { _ in onServerRunning() },
-      logger: .init(label: "netquality.http"))
+    return router
   }
 
   struct MetricsSettings: Sendable {
@@ -61,7 +79,7 @@ enum HTTPServer {
     var maxStreamSeries: Int
   }
 
-  static func metrics(_ state: AgentState) -> Response {
+  static func metrics(_ state: AgentState, http: ConnectionRegistry.Counters?) -> Response {
     let started = ContinuousClock.now
     var exposition = PrometheusExposition()
     exposition.version = BuildInfo.version
@@ -73,6 +91,9 @@ enum HTTPServer {
       exposition.trackedStreams = published.trackedStreams
       exposition.configReloadSuccessful = published.status.lastReloadSuccessful
       exposition.configReloadTime = published.status.lastReloadTime
+      exposition.http = http.map {
+        .init(open: $0.open, evicted: $0.evicted, refused: $0.refused, timedOut: $0.timedOut)
+      }
       exposition.perStream = published.metrics.perStream
       exposition.maxStreamSeries = published.metrics.maxStreamSeries
       return published.lastRenderSeconds

@@ -27,7 +27,23 @@ public struct PrometheusExposition {
     }
   }
 
+  /// The HTTP server's connections: open now, and closed to make room, refused, timed out.
+  public struct HTTPConnections: Sendable, Equatable {
+    public var open: Int
+    public var evicted: Int64
+    public var refused: Int64
+    public var timedOut: Int64
+
+    public init(open: Int, evicted: Int64, refused: Int64, timedOut: Int64) {
+      self.open = open
+      self.evicted = evicted
+      self.refused = refused
+      self.timedOut = timedOut
+    }
+  }
+
   public var snapshot: Snapshot?
+  public var http: HTTPConnections?
   public var alerts: [Alert] = []
   public var interfaces: [Interface] = []
   public var capture = CaptureCounters()
@@ -88,6 +104,19 @@ public struct PrometheusExposition {
       out.family(
         "netquality_scrape_duration_seconds", .gauge, "Time the previous scrape took to render.")
       out.sample("netquality_scrape_duration_seconds", [], previousRenderSeconds)
+    }
+    if let http {
+      out.family("netquality_http_connections", .gauge, "HTTP connections open now.")
+      out.sample("netquality_http_connections", [], Double(http.open))
+      out.family(
+        "netquality_http_connections_closed_total", .counter,
+        "HTTP connections the server closed, by reason: evicted (the longest waiting, to make "
+          + "room at the cap), refused (every slot busy), timeout (no request in time).")
+      for (reason, count) in [
+        ("evicted", http.evicted), ("refused", http.refused), ("timeout", http.timedOut),
+      ] {
+        out.sample("netquality_http_connections_closed_total", [("reason", reason)], Double(count))
+      }
     }
     return out.text
   }

@@ -1,0 +1,187 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NetQualityCore
+import NetQualitySynth
+import XCTest
+
+@testable import NetQualityAgent
+
+/// Every route of the agent through Hummingbird's test client, without sockets: what a
+/// scraper, `top` and a browser get.
+final class HTTPRoutesTests: XCTestCase {
+  static let local = Endpoint(address: IPAddress(ipv4: 192, 0, 2, 1), port: 4000)
+  static let remote = Endpoint(address: IPAddress(ipv4: 198, 51, 100, 2), port: 6000)
+
+  /// An agent state that has ticked over 4 s of a clean G.711 call from the remote peer.
+  func tickedState() -> AgentState {
+    var configuration = EngineConfiguration()
+    configuration.localNetworks = [NetworkPrefix("192.0.2.0/24")].compactMap { $0 }
+    var engine = Engine(configuration: configuration)
+    let start: Int64 = 1_767_225_600_000_000_000
+    let result: Engine.TickResult
+    for index in 0..<200 {
+      let at = start + Int64(index) * 20_000_000
+      if index == 100 { _ = engine.tick(at: CaptureTime(nanosecondsSinceEpoch: at)) }
+      let rtp = PacketBuilder.rtp(
+        payloadType: 0, sequenceNumber: UInt16(index), timestamp: UInt32(index * 160),
+        ssrc: 0xC0FFEE)
+      let frame = PacketBuilder.frame(source: Self.remote, destination: Self.local, payload: rtp)
+      frame.withUnsafeBytes {
+        engine.ingest(
+          frame: $0, originalLength: $0.count, linkType: .ethernet,
+          at: CaptureTime(nanosecondsSinceEpoch: at))
+      }
+    }
+    result = engine.tick(at: CaptureTime(nanosecondsSinceEpoch: start + 4_000_000_000))
+    let state = AgentState(engine: engine)
+    state.update { $0.lastTick = result }
+    return state
+  }
+
+  func test(
+    _ state: AgentState, _ body: @Sendable (any TestClientProtocol) async throws -> Void
+  ) async throws {
+    let app = Application(router: HTTPServer.router(state: state))
+    try await app.test(.router, body)
+  }
+
+  static func json(_ buffer: ByteBuffer) throws -> [String: Any] {
+    try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(String(buffer: buffer).utf8)) as? [String: Any])
+  }
+
+  func testMetricsAreTheLastTickInTheTextFormat() async throws {
+    try await test(tickedState()) { client in
+      try await client.execute(uri: "/metrics", method: .get) { response in
+        XCTAssertEqual(response.status, .ok)
+        XCTAssertEqual(
+          response.headers[.contentType], "text/plain; version=0.0.4; charset=utf-8")
+        let text = String(buffer: response.body)
+        XCTAssertTrue(
+          text.contains("netquality_build_info{version=\"\(BuildInfo.version)\"} 1"), text)
+        XCTAssertTrue(
+          text.contains("netquality_peer_quality_level{peer=\"198.51.100.2\",direction=\"rx\"} 1"),
+          text)
+        XCTAssertTrue(text.contains("netquality_host_quality_level{direction=\"rx\"} 1"), text)
+      }
+    }
+  }
+
+  func testMetricsCountTheServersConnections() async throws {
+    let registry = ConnectionRegistry(
+      limits: HTTPLimits(maxConnections: 1, requestTimeoutSeconds: 60))
+    let app = Application(router: HTTPServer.router(state: tickedState(), registry: registry))
+    try await app.test(.router) { client in
+      try await client.execute(uri: "/metrics", method: .get) { response in
+        let text = String(buffer: response.body)
+        XCTAssertTrue(text.contains("\nnetquality_http_connections 0\n"), text)
+        for reason in ["evicted", "refused", "timeout"] {
+          XCTAssertTrue(
+            text.contains("netquality_http_connections_closed_total{reason=\"\(reason)\"} 0"),
+            reason)
+        }
+      }
+    }
+  }
+
+  func testHealthAndReadiness() async throws {
+    let state = AgentState(engine: Engine())
+    try await test(state) { client in
+      try await client.execute(uri: "/-/healthy", method: .get) { response in
+        XCTAssertEqual(response.status, .ok)
+        XCTAssertEqual(String(buffer: response.body), "OK\n")
+      }
+      try await client.execute(uri: "/-/ready", method: .get) { response in
+        XCTAssertEqual(response.status, .serviceUnavailable, "not ready before the captures run")
+      }
+      state.update { $0.ready = true }
+      try await client.execute(uri: "/-/ready", method: .get) { response in
+        XCTAssertEqual(response.status, .ok)
+      }
+    }
+  }
+
+  func testLandingPageLinksTheEndpoints() async throws {
+    try await test(tickedState()) { client in
+      try await client.execute(uri: "/", method: .get) { response in
+        XCTAssertEqual(response.status, .ok)
+        XCTAssertEqual(response.headers[.contentType], "text/html; charset=utf-8")
+        let page = String(buffer: response.body)
+        for path in ["/metrics", "/api/v1/peers", "/api/v1/status"] {
+          XCTAssertTrue(page.contains("href=\"\(path)\""), path)
+        }
+        XCTAssertTrue(page.contains("1 peer(s) at the last tick"), page)
+      }
+    }
+  }
+
+  func testPeersStreamsAlertsAndStatusAreJSON() async throws {
+    let state = tickedState()
+    try await test(state) { client in
+      try await client.execute(uri: "/api/v1/peers", method: .get) { response in
+        XCTAssertEqual(response.headers[.contentType], "application/json")
+        let document = try Self.json(response.body)
+        let peers = try XCTUnwrap(document["peers"] as? [[String: Any]])
+        XCTAssertEqual(peers.count, 1)
+        XCTAssertEqual(peers.first?["peer"] as? String, "198.51.100.2")
+        XCTAssertEqual(peers.first?["rx_quality"] as? Int, 1)
+        XCTAssertEqual((document["host"] as? [String: Any])?["rx_quality"] as? Int, 1)
+      }
+      try await client.execute(uri: "/api/v1/streams", method: .get) { response in
+        let streams = try XCTUnwrap(try Self.json(response.body)["streams"] as? [[String: Any]])
+        XCTAssertEqual(streams.count, 1)
+        XCTAssertEqual(streams.first?["ssrc"] as? String, "0x00C0FFEE")
+        XCTAssertEqual(streams.first?["direction"] as? String, "rx")
+        XCTAssertEqual(streams.first?["packets"] as? Int, 100)
+      }
+      try await client.execute(uri: "/api/v1/alerts", method: .get) { response in
+        XCTAssertEqual((try Self.json(response.body)["alerts"] as? [Any])?.count, 0)
+      }
+      try await client.execute(uri: "/api/v1/status", method: .get) { response in
+        let document = try Self.json(response.body)
+        XCTAssertEqual(document["version"] as? String, BuildInfo.version)
+        let configuration = try XCTUnwrap(document["configuration"] as? [String: Any])
+        XCTAssertEqual(configuration["max_streams"] as? Int, 200_000)
+        XCTAssertEqual((document["reload"] as? [String: String])?["listen"], "restart")
+      }
+    }
+  }
+
+  func testHeadAnswersLikeGetWithoutABody() async throws {
+    try await test(tickedState()) { client in
+      for path in HTTPServer.paths.sorted() {
+        let length = try await client.execute(uri: path, method: .get) { response in
+          response.headers[.contentLength]
+        }
+        try await client.execute(uri: path, method: .head) { response in
+          XCTAssertNotEqual(response.status, .notFound, path)
+          XCTAssertEqual(response.body.readableBytes, 0, path)
+          // /metrics reports its previous render's duration, so only its presence is stable.
+          if path == "/metrics" {
+            XCTAssertNotNil(response.headers[.contentLength], path)
+          } else {
+            XCTAssertEqual(response.headers[.contentLength], length, path)
+          }
+        }
+      }
+    }
+  }
+
+  func testOtherMethodsAreAnsweredAsHTTPSays() async throws {
+    try await test(tickedState()) { client in
+      try await client.execute(uri: "/metrics", method: .options) { response in
+        XCTAssertEqual(response.status, .noContent)
+        XCTAssertEqual(response.headers[.allow], "GET, HEAD, OPTIONS")
+      }
+      try await client.execute(uri: "/api/v1/peers", method: .post) { response in
+        XCTAssertEqual(response.status, .methodNotAllowed)
+        XCTAssertEqual(response.headers[.allow], "GET, HEAD, OPTIONS")
+      }
+      try await client.execute(uri: "/nothing-here", method: .get) { response in
+        XCTAssertEqual(response.status, .notFound)
+      }
+    }
+  }
+}
