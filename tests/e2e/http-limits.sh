@@ -3,9 +3,9 @@
 # 1,024-descriptor limit (a common systemd default) in a network namespace of its own, and
 #   1. 200 requests with a 1 MB URL or header, whose clients never close, leave its descriptor
 #      count where it was;
-#   2. 2,000 slowloris clients (reconnecting whenever closed) leave /metrics answering 200
-#      within 10 s every second, the descriptors under the limit, the demo peer up and lo's
-#      link up;
+#   2. 2,000 slowloris clients (reconnecting whenever closed, 200 new connections a second)
+#      leave /metrics answering 200 within 10 s every second, the descriptors under the limit,
+#      the demo peer up and lo's link up;
 #   3. HEAD answers like GET without a body, OPTIONS with 204 and Allow.
 #
 #   tests/e2e/http-limits.sh      (root, for the namespace and the capture; skips otherwise)
