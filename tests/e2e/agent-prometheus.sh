@@ -182,13 +182,20 @@ after = disconnected[0] - drop if disconnected else None
 ok = after is not None and abs(after - 12) <= 2
 print(("ok   " if ok else "FAIL ") + f"dashboard: disconnected {after if after is None else round(after, 2)} s after the drop began (12 s ± 2 s)")
 failed += not ok
-# The tick that reports the link going down already has the peer down (level 6).
-frames = text.split("\n=== ")
-link_frames = [f for f in frames if re.search(r"^\S+\s+10\.202\.0\.1\s+\*\* link_down", f, re.M)]
-rows = [re.search(r"^10\.202\.0\.1\s+(\S+)\s+\S+.*?(\S+) \S+$", f, re.M) for f in link_frames]
-ok = len(link_frames) >= 1 and rows[0] is not None and rows[0].group(1) == "down"
-print(("ok   " if ok else "FAIL ") + "dashboard: the tick that reports link_down has the peer down "
-      + f"(rx {rows[0].group(1) if link_frames and rows[0] else None}, state {rows[0].group(2) if link_frames and rows[0] else None})")
+# The first tick after the link went down already has the peer down (level 6): the link-down
+# time is the since of the last disconnected state (the outage's ended with its recovery).
+def stamp(t):
+    return datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp()
+frames = []
+for frame in re.split(r"^=== ", text, flags=re.M)[1:]:
+    row = re.search(r"^10\.202\.0\.1\s+(\S+)\s+\S+.*\s(\S+) (\S+)$", frame, re.M)
+    frames.append((stamp(frame.split()[0]), row.groups() if row else None))
+sinces = [stamp(row[2]) for _, row in frames if row and row[1] == "disconnected"]
+link_down = sinces[-1] if sinces else None
+after = [(t, row) for t, row in frames if link_down is not None and t > link_down]
+ok = bool(after) and after[0][1] is not None and after[0][1][:2] == ("down", "disconnected")
+print(("ok   " if ok else "FAIL ") + "dashboard: the first tick after the link went down has the peer "
+      + (f"{after[0][1][0]}, {after[0][1][1]} ({after[0][0] - link_down:.2f} s after)" if after and after[0][1] else "missing"))
 failed += not ok
 for kind in ("interrupted", "recovered"):
     ok = len(times(kind)) >= 1
