@@ -85,6 +85,81 @@ final class QualityScenarioTests: XCTestCase {
     XCTAssertEqual(try XCTUnwrap(peer.tx.inputs?.jitterMilliseconds), 1, accuracy: 1e-9)
   }
 
+  /// Plays a call in which both sides send SRs and answer each other's with RRs, as a host
+  /// capture sees them: the peer's RR about our stream arrives `roundTrip` after our SR (plus
+  /// the peer's 30 ms hold), while our RR about the peer's stream is seen 2 ms after the peer's
+  /// SR (held 0.5 ms by our stack: a 1.5 ms loop through this host), later in the capture.
+  private func callWithReportsBothWays(roundTrip: Double) -> Scenario {
+    var scenario = Scenario()
+    for second in 0..<20 {
+      scenario.call(seconds: Double(second)..<Double(second + 1))
+      guard second % 5 == 4 else { continue }
+      let ourNTP = UInt64(3_900_000_000 + second) << 32
+      let peerNTP = UInt64(3_800_000_000 + second) << 32
+      let sent = Double(second) + 0.5
+      let ourSR = RTCPBuilder.senderReport(
+        ssrc: 0xBBBB, ntpTimestamp: ourNTP, rtpTimestamp: 0, packetCount: 50, octetCount: 8000)
+      scenario.feed(
+        PacketBuilder.frame(
+          source: Scenario.localRTCP, destination: Scenario.remoteRTCP, payload: ourSR), at: sent)
+      let peerSR = RTCPBuilder.senderReport(
+        ssrc: 0xAAAA, ntpTimestamp: peerNTP, rtpTimestamp: 0, packetCount: 50, octetCount: 8000)
+      let peerSRArrives = sent + roundTrip + 0.030
+      scenario.feed(
+        PacketBuilder.frame(
+          source: Scenario.remoteRTCP, destination: Scenario.localRTCP, payload: peerSR),
+        at: peerSRArrives - 0.001)
+      let aboutOurs = RTCPReportBlock(
+        reporterSSRC: 0xAAAA, sourceSSRC: 0xBBBB, fractionLost: 0, cumulativeLost: 0,
+        extendedHighestSequence: 0, jitter: 8, lastSR: UInt32(truncatingIfNeeded: ourNTP >> 16),
+        delaySinceLastSR: UInt32(0.030 * 65_536))
+      scenario.feed(
+        PacketBuilder.frame(
+          source: Scenario.remoteRTCP, destination: Scenario.localRTCP,
+          payload: RTCPBuilder.receiverReport(ssrc: 0xAAAA, blocks: [aboutOurs])),
+        at: peerSRArrives)
+      let aboutTheirs = RTCPReportBlock(
+        reporterSSRC: 0xBBBB, sourceSSRC: 0xAAAA, fractionLost: 0, cumulativeLost: 0,
+        extendedHighestSequence: 0, jitter: 8,
+        lastSR: UInt32(truncatingIfNeeded: peerNTP >> 16),
+        delaySinceLastSR: UInt32(0.0005 * 65_536))
+      scenario.feed(
+        PacketBuilder.frame(
+          source: Scenario.localRTCP, destination: Scenario.remoteRTCP,
+          payload: RTCPBuilder.receiverReport(ssrc: 0xBBBB, blocks: [aboutTheirs])),
+        at: peerSRArrives + 0.001)
+    }
+    scenario.idle(until: 20.5)
+    return scenario
+  }
+
+  func testPeerRoundTripComesFromThePeersReportsNotTheLocalLoop() throws {
+    for roundTrip in [0.100, 0.300] {
+      let scenario = callWithReportsBothWays(roundTrip: roundTrip)
+      let tick = try XCTUnwrap(scenario.ticks.last)
+      let peer = try XCTUnwrap(tick.snapshot.peers.first)
+      XCTAssertEqual(try XCTUnwrap(peer.roundTripMilliseconds), roundTrip * 1000, accuracy: 1)
+      XCTAssertEqual(peer.rx.inputs?.roundTripMilliseconds ?? 0, roundTrip * 1000, accuracy: 1)
+      XCTAssertEqual(peer.tx.inputs?.roundTripMilliseconds ?? 0, roundTrip * 1000, accuracy: 1)
+      // Each stream keeps its own sample: ours crosses the network, the peer's is the loop.
+      let streams = tick.snapshot.streams
+      let ours = try XCTUnwrap(streams.first { $0.direction == .tx }?.roundTripMilliseconds)
+      let theirs = try XCTUnwrap(streams.first { $0.direction == .rx }?.roundTripMilliseconds)
+      XCTAssertEqual(ours, roundTrip * 1000, accuracy: 1)
+      XCTAssertEqual(theirs, 1.5, accuracy: 0.1)
+    }
+  }
+
+  func testLongerRoundTripLowersTheScore() throws {
+    let near = try XCTUnwrap(callWithReportsBothWays(roundTrip: 0.002).lastPeer)
+    let far = try XCTUnwrap(callWithReportsBothWays(roundTrip: 0.300).lastPeer)
+    // E-model delay impairment (ITU-T G.107 Id, docs/quality-model.md): 150 ms one way.
+    XCTAssertLessThan(try XCTUnwrap(far.rx.rating), try XCTUnwrap(near.rx.rating) - 3)
+    XCTAssertLessThan(
+      try XCTUnwrap(far.rx.meanOpinionScore), try XCTUnwrap(near.rx.meanOpinionScore))
+    XCTAssertLessThan(try XCTUnwrap(far.tx.rating), try XCTUnwrap(near.tx.rating) - 3)
+  }
+
   func testPeerReportedLossMakesTxWorseThanRx() throws {
     var scenario = Scenario()
     for second in 0..<20 {

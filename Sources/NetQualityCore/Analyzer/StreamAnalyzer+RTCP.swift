@@ -83,10 +83,10 @@ extension StreamAnalyzer: RTCPVisitor {
       .roundTripSeconds(
         lastSR: block.lastSR, delaySinceLastSR: block.delaySinceLastSR,
         arrivalNanoseconds: rtcpContext.arrivalNanoseconds)
+    let time = CaptureTime(nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds)
     for index in indices {
-      details[Int(index)].feedback.record(
-        block, at: CaptureTime(nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds))
-      if let roundTrip { details[Int(index)].feedback.roundTrip.add(roundTrip) }
+      details[Int(index)].feedback.record(block, at: time)
+      if let roundTrip { details[Int(index)].feedback.roundTrip.add(roundTrip, at: time) }
     }
   }
 

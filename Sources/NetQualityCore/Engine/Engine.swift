@@ -267,12 +267,6 @@ struct PeerWindow {
     streams += 1
     if let rtcp { lastRTCP = max(lastRTCP ?? rtcp, rtcp) }
     interfaces.insert(counters.interface)
-    if let sample = counters.feedback.roundTrip.lastSeconds,
-      let time = counters.feedback.lastReportTime,
-      roundTrip.map({ time > $0.time }) ?? true
-    {
-      roundTrip = (time, sample * 1000)
-    }
     switch window.direction {
     case .rx:
       rxStreams += 1
@@ -300,6 +294,17 @@ struct PeerWindow {
         rxGoodbye = max(rxGoodbye ?? bye, bye)
       }
     default:
+      // The peer's round trip: its receiver reports about our streams, timed against our own
+      // sender reports (RFC 3550 section 6.4.1), cross the network both ways from where we
+      // capture. The samples of the peer's streams (our reports about them) measure the loop
+      // from the capture point through this host and back, close to 0 on a host capture:
+      // they stay the stream's `rtt_ms`, never the peer's.
+      if let sample = counters.feedback.roundTrip.lastSeconds,
+        let time = counters.feedback.roundTrip.lastTime,
+        roundTrip.map({ time > $0.time }) ?? true
+      {
+        roundTrip = (time, sample * 1000)
+      }
       txPackets += window.packets
       txPacketsTotal += window.packetsTotal
       txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)

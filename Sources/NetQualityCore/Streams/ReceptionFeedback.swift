@@ -62,6 +62,8 @@ public struct ReceptionFeedback: Sendable {
 public struct RoundTripStatistics: Sendable, Equatable {
   public private(set) var samples = 0
   public private(set) var lastSeconds: Double?
+  /// When the report that gave the last sample arrived.
+  public private(set) var lastTime: CaptureTime?
   public private(set) var minSeconds: Double?
   public private(set) var maxSeconds: Double?
   private var sumSeconds = 0.0
@@ -70,10 +72,11 @@ public struct RoundTripStatistics: Sendable, Equatable {
 
   public var meanSeconds: Double? { samples == 0 ? nil : sumSeconds / Double(samples) }
 
-  mutating func add(_ seconds: Double) {
+  mutating func add(_ seconds: Double, at time: CaptureTime) {
     samples += 1
     sumSeconds += seconds
     lastSeconds = seconds
+    lastTime = time
     minSeconds = min(minSeconds ?? seconds, seconds)
     maxSeconds = max(maxSeconds ?? seconds, seconds)
   }
