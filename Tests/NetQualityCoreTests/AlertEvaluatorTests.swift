@@ -15,20 +15,33 @@ final class AlertEvaluatorTests: XCTestCase {
   func run(_ values: [Double?], evaluator: inout AlertEvaluator) -> [[Alert]] {
     values.enumerated().map { tick, value in
       evaluator.evaluate(
-        peer: "p", at: time(tick), value: { _ in value }, describe: { _, value in "loss \(value)" })
+        peer: "p", at: time(tick), value: { _ in value },
+        inputs: { _ in
+          value.map {
+            QualityModel.Inputs(
+              packets: 100, lossRatio: $0, jitterMilliseconds: $0 * 100,
+              roundTripMilliseconds: nil, isVideo: false)
+          }
+        },
+        describe: { _, evidence in
+          "loss \(evidence.worstValue) over \(evidence.ticks), jitter up to "
+            + "\(evidence.maxJitterMilliseconds ?? -1)"
+        })
     }
   }
 
   func testFiresAfterForTicksInARowAndResolvesWhenItStopsHolding() throws {
     var evaluator = AlertEvaluator(rules: [rule])
-    let changes = run([0.1, 0.1, 0.04, 0.1, 0.1, 0.2, 0.3, 0.01], evaluator: &evaluator)
+    let changes = run([0.1, 0.1, 0.04, 0.3, 0.1, 0.08, 0.2, 0.01], evaluator: &evaluator)
     XCTAssertEqual(changes.map(\.count), [0, 0, 0, 0, 0, 1, 0, 1])
     let fired = try XCTUnwrap(changes[5].first)
     XCTAssertEqual(fired.state, .firing)
     XCTAssertEqual(fired.start, time(5))
     XCTAssertEqual(fired.id, "loss:p:\(time(5).nanosecondsSinceEpoch / 1_000_000)")
     XCTAssertEqual(fired.labels, ["peer": "p", "direction": "rx"])
-    XCTAssertEqual(fired.summary, "loss 0.2", "the value of the tick that fired it")
+    XCTAssertEqual(
+      fired.summary, "loss 0.3 over 3, jitter up to 30.0",
+      "the worst of the ticks that fired it, not the last one's 0.08")
     let resolved = try XCTUnwrap(changes[7].first)
     XCTAssertEqual(resolved.state, .resolved)
     XCTAssertEqual(resolved.id, fired.id)

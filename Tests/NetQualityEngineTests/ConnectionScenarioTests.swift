@@ -103,6 +103,50 @@ final class ConnectionScenarioTests: XCTestCase {
     XCTAssertEqual(alerts.last?.end.map { $0 > firing.start }, true)
   }
 
+  /// A jitter spike of one second: the windows' own levels are bad for fewer than 3 ticks, the
+  /// damped level holds the bad value for 3. The 3-tick rule must not fire on the held value.
+  func testAHeldLevelRaisesNoAlert() throws {
+    var random = SplitMix64(seed: 21)
+    let delays = (0..<2000).map { _ in Double(random.next() % 250_000) / 1_000_000 }
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<30, rxDelay: { (500..<550).contains($0) ? delays[$0] : 0 })
+    let raw = scenario.ticks.compactMap { $0.snapshot.peers.first?.rx.rawLevel }
+    let shown = scenario.ticks.compactMap { $0.snapshot.peers.first?.rx.level }
+    XCTAssertLessThan(raw.filter { $0 >= .bad }.count, 3, "\(raw)")
+    XCTAssertGreaterThanOrEqual(shown.filter { $0 >= .bad }.count, 3, "\(shown)")
+    XCTAssertEqual(scenario.events.compactMap(\.alert), [])
+  }
+
+  func testAnAlertQuotesTheWindowsThatMadeItFire() throws {
+    var scenario = Scenario()
+    // 35 % loss from second 10 to 16, then clean: the pooled windows are bad for some ticks.
+    let loss = exactRandomLoss(percent: 35)
+    scenario.call(seconds: 0..<30, rxDrop: { (500..<800).contains($0) && loss($0) })
+    let ticks = scenario.ticks.compactMap { tick in
+      tick.snapshot.peers.first.map { (tick.snapshot.time, $0.rx) }
+    }
+    let alerts = scenario.events.compactMap(\.alert).filter { $0.rule == "peer_rx_quality_bad" }
+    XCTAssertEqual(alerts.map(\.state), [.firing, .resolved])
+    let firing = try XCTUnwrap(alerts.first)
+    // Fired at the third tick in a row whose own level was bad or worse, resolved at the first
+    // that was not, whatever the damped level showed then.
+    let bad = ticks.filter { $0.1.rawLevel >= .bad }.map(\.0)
+    XCTAssertGreaterThanOrEqual(bad.count, 3)
+    XCTAssertEqual(firing.start, bad[2])
+    let firstGood = try XCTUnwrap(ticks.first { $0.0 > bad[2] && $0.1.rawLevel < .bad })
+    XCTAssertEqual(alerts.last?.end, firstGood.0)
+    // The summary quotes the worst of the streak, not the tick it fired on.
+    let streak = ticks.filter { $0.0 <= bad[2] && $0.0 >= bad[0] }.map(\.1)
+    let worstLoss = try XCTUnwrap(streak.compactMap { $0.inputs?.lossRatio }.max())
+    let worstLevel = try XCTUnwrap(streak.map(\.rawLevel).max())
+    XCTAssertTrue(
+      firing.summary.hasPrefix("peer \(Scenario.peer) rx quality \(worstLevel.name) over 3 ticks"),
+      firing.summary)
+    XCTAssertTrue(
+      firing.summary.contains("loss up to \((worstLoss * 1000).rounded() / 10) %"),
+      firing.summary)
+  }
+
   func testCustomRuleOnJitter() throws {
     var scenario = Scenario {
       $0.alertRules = [

@@ -1,8 +1,8 @@
 /// Evaluates the alert rules on every peer at every tick and keeps the alerts' lifecycles.
 public struct AlertEvaluator: Sendable {
   public var rules: [AlertRule]
-  /// Ticks in a row each (rule, peer) has held.
-  private var streaks: [String: Int] = [:]
+  /// What each (rule, peer) measured over the ticks in a row it has held.
+  private var streaks: [String: AlertEvidence] = [:]
   /// Firing alerts by (rule, peer).
   public private(set) var firing: [String: Alert] = [:]
 
@@ -10,27 +10,30 @@ public struct AlertEvaluator: Sendable {
     self.rules = rules
   }
 
-  /// Evaluates every rule on `peer` with `value(metric)`. A metric that cannot be measured
-  /// now (nil) does not hold: its streak restarts and a firing alert on it resolves.
+  /// Evaluates every rule on `peer` with `value(metric)`; `inputs(metric)` gives the scored
+  /// window of the metric's direction, kept as evidence. A metric that cannot be measured now
+  /// (nil) does not hold: its streak restarts and a firing alert on it resolves.
   mutating func evaluate(
     peer: String, at time: CaptureTime, value: (AlertRule.Metric) -> Double?,
-    describe: (AlertRule, Double) -> String
+    inputs: (AlertRule.Metric) -> QualityModel.Inputs? = { _ in nil },
+    describe: (AlertRule, AlertEvidence) -> String
   ) -> [Alert] {
     var changes: [Alert] = []
     for rule in rules {
       let key = "\(rule.name)|\(peer)"
       let current = value(rule.metric)
       let holds = current.map { rule.comparison.holds($0, rule.threshold) } ?? false
-      if holds {
-        let streak = (streaks[key] ?? 0) + 1
+      if holds, let current {
+        var streak = streaks[key] ?? AlertEvidence()
+        streak.add(current, comparison: rule.comparison, inputs: inputs(rule.metric))
         streaks[key] = streak
-        if streak >= rule.forTicks && firing[key] == nil, let current {
+        if streak.ticks >= rule.forTicks && firing[key] == nil {
           var labels = ["peer": peer]
           if let direction = rule.metric.direction { labels["direction"] = direction }
           let alert = Alert(
             id: "\(rule.name):\(peer):\(time.nanosecondsSinceEpoch / 1_000_000)", rule: rule.name,
             severity: rule.severity, labels: labels, state: .firing, start: time, end: nil,
-            summary: describe(rule, current))
+            summary: describe(rule, streak))
           firing[key] = alert
           changes.append(alert)
         }

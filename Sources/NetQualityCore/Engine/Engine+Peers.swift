@@ -122,7 +122,8 @@ extension Engine {
     } else {
       alertChanges = alerts.evaluate(
         peer: name, at: now, value: { Self.value(of: $0, in: snapshot) },
-        describe: { rule, value in Self.summary(rule, value: value, peer: snapshot) })
+        inputs: { Self.inputs(of: $0, in: snapshot) },
+        describe: { rule, evidence in Self.summary(rule, evidence: evidence, peer: snapshot) })
     }
     for alert in alertChanges {
       events.append(
@@ -171,11 +172,16 @@ extension Engine {
   }
 
   static func value(of metric: AlertRule.Metric, in peer: PeerSnapshot) -> Double? {
-    // Quality rules judge levels 1...5: down (6) is the disconnect and timeout alerts'
-    // business, so a disconnection does not raise a quality alert as well.
+    // Quality rules judge each window's own level, before damping: the rule's `for` ticks
+    // already ask for a condition that lasts, and a damped level held over from earlier ticks
+    // would fire on what is no longer measured. Levels 1...5 only: down (6) is the disconnect
+    // and timeout alerts' business, so a disconnection does not raise a quality alert as well.
     func level(_ direction: DirectionSnapshot) -> Double? {
-      direction.level == .unknown || direction.level == .down
-        ? nil : Double(direction.level.rawValue)
+      guard peer.state != .disconnected, peer.state != .timeout, peer.state != .ended else {
+        return nil
+      }
+      return direction.rawLevel == .unknown || direction.rawLevel == .down
+        ? nil : Double(direction.rawLevel.rawValue)
     }
     switch metric {
     case .rxQuality: return level(peer.rx)
@@ -191,22 +197,34 @@ extension Engine {
     }
   }
 
-  static func summary(_ rule: AlertRule, value: Double, peer: PeerSnapshot) -> String {
+  /// The scored window of a metric's direction (nil for metrics without one).
+  static func inputs(of metric: AlertRule.Metric, in peer: PeerSnapshot) -> QualityModel.Inputs? {
+    switch metric.direction {
+    case "rx": peer.rx.inputs
+    case "tx": peer.tx.inputs
+    default: nil
+    }
+  }
+
+  /// The alert's line: the worst value of the ticks that made it fire and, for a direction,
+  /// the largest loss and jitter of those windows.
+  static func summary(_ rule: AlertRule, evidence: AlertEvidence, peer: PeerSnapshot) -> String {
+    let figures = evidence.maxLossRatio.map { loss in
+      let jitter = evidence.maxJitterMilliseconds ?? 0
+      return " (loss up to \((loss * 1000).rounded() / 10) %, jitter up to "
+        + "\((jitter * 10).rounded() / 10) ms)"
+    }
     switch rule.metric {
     case .connectionState:
       return "peer \(peer.peer) \(peer.state.rawValue) since \(peer.stateSince.rfc3339)"
     case .rxQuality, .txQuality:
-      let direction = rule.metric == .rxQuality ? peer.rx : peer.tx
+      let value = evidence.worstValue
       let name = QualityLevel(rawValue: Int(value))?.name ?? "\(value)"
-      let loss =
-        direction.inputs.map {
-          " (loss \(($0.lossRatio * 1000).rounded() / 10) %, jitter \(($0.jitterMilliseconds * 10).rounded() / 10) ms)"
-        } ?? ""
-      return
-        "peer \(peer.peer) \(rule.metric.direction ?? "") quality \(name) for \(rule.forTicks) ticks\(loss)"
+      return "peer \(peer.peer) \(rule.metric.direction ?? "") quality \(name) over "
+        + "\(evidence.ticks) ticks\(figures ?? "")"
     default:
-      return
-        "peer \(peer.peer) \(rule.metric.rawValue) \(rule.comparison.rawValue) \(rule.threshold): \(value)"
+      return "peer \(peer.peer) \(rule.metric.rawValue) \(rule.comparison.rawValue) "
+        + "\(rule.threshold) for \(evidence.ticks) ticks: \(evidence.worstValue)\(figures ?? "")"
     }
   }
 }
