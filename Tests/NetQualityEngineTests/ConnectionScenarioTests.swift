@@ -69,8 +69,15 @@ final class ConnectionScenarioTests: XCTestCase {
     scenario.call(seconds: 30..<34)
     XCTAssertNil(firstEvent(.interrupted, in: scenario))
     XCTAssertNil(firstEvent(.disconnected, in: scenario))
-    XCTAssertTrue(
-      scenario.ticks.allSatisfy { $0.snapshot.peers.allSatisfy { $0.state == .connected } })
+    // Held from 4 s after the last RTP until the RTP came back.
+    let held = try XCTUnwrap(firstEvent(.held, in: scenario))
+    XCTAssertEqual(held.time, Scenario.time(9.98 + 4))
+    let recovered = try XCTUnwrap(firstEvent(.recovered, in: scenario))
+    XCTAssertEqual(recovered.previousState, .held)
+    XCTAssertEqual(recovered.time, Scenario.time(30))
+    let states = scenario.ticks.compactMap { $0.snapshot.peers.first?.state }
+    XCTAssertEqual(Set(states), [.connected, .held])
+    XCTAssertTrue(scenario.events.allSatisfy { $0.alert == nil })
   }
 
   func testByeEndsThePeerWithoutAlerts() throws {

@@ -1,7 +1,8 @@
 extension StreamAnalyzer {
   /// Forgets every stream silent since `cutoff` (no RTP, no RTCP from its sender): its slot
   /// and table entry are reused by new streams, so an agent that runs for months stays within
-  /// `maxStreams`. Returns how many were forgotten.
+  /// `maxStreams`; and every RTCP sender's cadence silent as long. Returns how many streams
+  /// were forgotten.
   @discardableResult
   public mutating func forget(silentSince cutoff: CaptureTime) -> Int {
     var silent: [Int] = []
@@ -28,6 +29,11 @@ extension StreamAnalyzer {
       freeSet.insert(index)
     }
     counters.forgottenStreams += Int64(silent.count)
+    // RTCP senders silent as long: any address that ever sent RTCP-looking UDP would otherwise
+    // stay for good.
+    if rtcpCadenceByAddress.values.contains(where: { $0.last < cutoff }) {
+      rtcpCadenceByAddress = rtcpCadenceByAddress.filter { $0.value.last >= cutoff }
+    }
     return silent.count
   }
 

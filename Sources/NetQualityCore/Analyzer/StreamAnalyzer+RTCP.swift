@@ -18,7 +18,7 @@ extension StreamAnalyzer: RTCPVisitor {
       // encrypted or untrustworthy, so nothing beyond the count is taken from it.
       counters.rtcpPackets += 1
       counters.unparsedRTCPPackets += 1
-      lastRTCPTimeByAddress[datagram.sourceAddress] = time
+      recordRTCP(from: datagram.sourceAddress, at: time)
       return
     case .invalid:
       // With a standard packet type this was meant to be RTCP and is a decode error; otherwise
@@ -32,8 +32,17 @@ extension StreamAnalyzer: RTCPVisitor {
     rtcpContext = RTCPContext(
       source: datagram.source, destination: datagram.destination,
       arrivalNanoseconds: time.nanosecondsSinceEpoch)
-    lastRTCPTimeByAddress[datagram.sourceAddress] = time
+    recordRTCP(from: datagram.sourceAddress, at: time)
     RTCPCompound.parse(payload, visitor: &self)
+  }
+
+  /// Adds an RTCP arrival to its sender's cadence.
+  mutating func recordRTCP(from address: IPAddress, at time: CaptureTime) {
+    if rtcpCadenceByAddress[address] == nil {
+      rtcpCadenceByAddress[address] = RTCPCadence(first: time)
+    } else {
+      rtcpCadenceByAddress[address]?.record(time)
+    }
   }
 
   /// Streams with `ssrc` sent from `sender`. An RTCP packet's own sources are sent by the RTCP

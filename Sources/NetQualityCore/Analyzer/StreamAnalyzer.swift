@@ -45,8 +45,9 @@ public struct StreamAnalyzer: Sendable {
   var currentInterface: UInt8 = 0
   /// Every packet time passes through it: monotonic, steps counted (see `CaptureClock`).
   public internal(set) var clock = CaptureClock()
-  /// When each address last sent RTCP: liveness of a peer whose media is silent.
-  public internal(set) var lastRTCPTimeByAddress: [IPAddress: CaptureTime] = [:]
+  /// When and how often each address sends RTCP: liveness of a peer whose media is silent
+  /// (on hold, muted). Forgotten with the streams (`forget(silentSince:)`).
+  public internal(set) var rtcpCadenceByAddress: [IPAddress: RTCPCadence] = [:]
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration

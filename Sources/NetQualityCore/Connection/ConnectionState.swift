@@ -11,6 +11,9 @@ public enum ConnectionState: String, Sendable, Codable, CaseIterable {
   case timeout
   /// RTCP BYE: a clean end, not an alert.
   case ended
+  /// The media stopped for the interruption interval while RTCP keeps coming: a call on hold
+  /// or muted, alive. Last, so that the other states keep their numbers.
+  case held
 
   /// The number exported as a metric: the order of the cases.
   public var number: Int {

@@ -6,10 +6,28 @@ public struct ConnectionTracker: Sendable, Equatable {
   /// When the current state began.
   public private(set) var since: CaptureTime
   private var lastActivity: CaptureTime
+  /// The latest media (RTP), apart from RTCP; the same as lastActivity without `Control`.
+  private var lastMedia: CaptureTime
 
   public init(firstSeen: CaptureTime) {
     since = firstSeen
     lastActivity = firstSeen
+    lastMedia = firstSeen
+  }
+
+  /// The other end's RTCP, apart from its media, and how long its silence may last (its
+  /// `RTCPCadence` allowance). Media that stops while RTCP goes on is a hold, not an outage.
+  public struct Control: Sendable, Equatable {
+    /// The latest RTP (nil: none yet).
+    public var lastMedia: CaptureTime?
+    public var lastRTCP: CaptureTime
+    public var allowanceSeconds: Double?
+
+    public init(lastMedia: CaptureTime?, lastRTCP: CaptureTime, allowanceSeconds: Double?) {
+      self.lastMedia = lastMedia
+      self.lastRTCP = lastRTCP
+      self.allowanceSeconds = allowanceSeconds
+    }
   }
 
   public enum Transition: Sendable, Equatable {
@@ -19,21 +37,33 @@ public struct ConnectionTracker: Sendable, Equatable {
     case timeout
     case recovered(after: ConnectionState)
     case ended
+    case held
   }
 
   /// Moves the machine to `now`. `lastActivity` is the latest traffic that proves the other end
   /// alive, `resumedAt` the first of it after the latest silence (when known); `endedAt` the BYE
-  /// time, when one came after that traffic. Returns the transitions, each with the moment it
-  /// happened (a threshold crossing lies between two ticks).
+  /// time, when one came after that traffic; `control` its RTCP apart from its media, when it
+  /// sends any. Returns the transitions, each with the moment it happened (a threshold crossing
+  /// lies between two ticks).
+  ///
+  /// With RTCP whose cadence is known, the interruption waits for the report that is due: it
+  /// comes at the later of the media's silence reaching the interruption interval and the RTCP's
+  /// silence reaching its allowance. Until then, media silent for the interruption interval
+  /// with RTCP after it is `held`. Disconnect and timeout come after that much silence of
+  /// everything, as without RTCP (the SDKs' 12 s), and the interruption never after the
+  /// disconnect.
   public mutating func advance(
     to now: CaptureTime, lastActivity activity: CaptureTime, resumedAt: CaptureTime? = nil,
-    endedAt: CaptureTime?, timers: ConnectionTimers
+    endedAt: CaptureTime?, control: Control? = nil, timers: ConnectionTimers
   ) -> [(Transition, CaptureTime)] {
     var transitions: [(Transition, CaptureTime)] = []
     let resumed = activity > lastActivity
     // Traffic came back at the first packet after the silence, not at the latest one.
     let comeback = resumedAt.map { $0 > lastActivity ? $0 : activity } ?? activity
     lastActivity = max(lastActivity, activity)
+    let media = control.map { $0.lastMedia ?? lastMedia } ?? lastActivity
+    let mediaResumed = media > lastMedia
+    lastMedia = max(lastMedia, media)
     if let endedAt, endedAt >= lastActivity {
       if state != .ended {
         state = .ended
@@ -50,6 +80,12 @@ public struct ConnectionTracker: Sendable, Equatable {
         since = previous == .connecting ? since : lastActivity
         transitions.append((.connected, since))
       }
+    case .held:
+      if mediaResumed {
+        transitions.append((.recovered(after: .held), comeback))
+        state = .connected
+        since = comeback
+      }
     case .interrupted, .disconnected, .timeout:
       if resumed {
         transitions.append((.recovered(after: state), comeback))
@@ -59,17 +95,47 @@ public struct ConnectionTracker: Sendable, Equatable {
     case .connected:
       break
     }
-    // Silence thresholds, in order, each at the moment it was crossed.
+    // Silence thresholds, in order, each at the moment it was crossed. Silences are compared
+    // in seconds (a crossing time near the end of the range saturates and cannot be compared).
     let silence = now.seconds(since: lastActivity)
-    let steps: [(ConnectionState, Double, Transition)] = [
-      (.interrupted, timers.interruptedAfterSeconds, .interrupted),
-      (.disconnected, timers.disconnectedAfterSeconds, .disconnected),
-      (.timeout, timers.timeoutAfterSeconds, .timeout),
+    let mediaSilence = now.seconds(since: lastMedia)
+    let allowance = control?.allowanceSeconds ?? 0
+    var interrupted = silence >= timers.interruptedAfterSeconds
+    var interruptedAt = lastActivity.advanced(bySeconds: timers.interruptedAfterSeconds)
+    if let control, control.allowanceSeconds != nil {
+      // Never later than the disconnect, which waits for nothing.
+      let rtcpWait = max(timers.interruptedAfterSeconds, allowance)
+      interrupted =
+        (mediaSilence >= timers.interruptedAfterSeconds
+          && now.seconds(since: control.lastRTCP) >= rtcpWait)
+        || silence >= timers.disconnectedAfterSeconds
+      interruptedAt = min(
+        max(
+          lastMedia.advanced(bySeconds: timers.interruptedAfterSeconds),
+          control.lastRTCP.advanced(bySeconds: rtcpWait)),
+        lastActivity.advanced(bySeconds: timers.disconnectedAfterSeconds))
+    }
+    if state == .connected, let control, control.lastRTCP > lastMedia,
+      mediaSilence >= timers.interruptedAfterSeconds, !interrupted
+    {
+      state = .held
+      since = lastMedia.advanced(bySeconds: timers.interruptedAfterSeconds)
+      transitions.append((.held, since))
+    }
+    let disconnectAfter = timers.disconnectedAfterSeconds
+    let timeoutAfter = timers.timeoutAfterSeconds
+    let steps: [(ConnectionState, Bool, CaptureTime, Transition)] = [
+      (.interrupted, interrupted, interruptedAt, .interrupted),
+      (
+        .disconnected, silence >= disconnectAfter,
+        lastActivity.advanced(bySeconds: disconnectAfter), .disconnected
+      ),
+      (.timeout, silence >= timeoutAfter, lastActivity.advanced(bySeconds: timeoutAfter), .timeout),
     ]
-    for (target, threshold, transition) in steps
-    where silence >= threshold && rank(state) < rank(target) {
+    for (target, crossed, crossedAt, transition) in steps
+    where crossed && rank(state) < rank(target) {
       state = target
-      since = lastActivity.advanced(bySeconds: threshold)
+      since = crossedAt
       transitions.append((transition, since))
     }
     return transitions
@@ -77,7 +143,7 @@ public struct ConnectionTracker: Sendable, Equatable {
 
   private func rank(_ state: ConnectionState) -> Int {
     switch state {
-    case .connecting, .connected, .ended: 0
+    case .connecting, .connected, .ended, .held: 0
     case .interrupted: 1
     case .disconnected: 2
     case .timeout: 3

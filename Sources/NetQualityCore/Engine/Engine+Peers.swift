@@ -18,9 +18,14 @@ extension Engine {
     // A peer reached only through interfaces whose link is down is down since the last of
     // them went down.
     let linkDownSince = linkDownSince(window.interfaces)
+    let control = window.lastRTCP.map {
+      ConnectionTracker.Control(
+        lastMedia: window.rxLastArrival, lastRTCP: $0, allowanceSeconds: window.rtcpAllowanceSeconds
+      )
+    }
     for (transition, time) in record.tracker.advance(
       to: now, lastActivity: activity, resumedAt: window.rxResumedAt, endedAt: endedAt,
-      timers: configuration.timers)
+      control: control, timers: configuration.timers)
     {
       // While the link stays down its link_down event has said the peer is down: silence
       // crossing the interrupted and disconnected marks says nothing new.
@@ -166,6 +171,7 @@ extension Engine {
     case .disconnected: EngineEvent(time: time, kind: .disconnected, peer: peer)
     case .timeout: EngineEvent(time: time, kind: .timeout, peer: peer)
     case .ended: EngineEvent(time: time, kind: .ended, peer: peer)
+    case .held: EngineEvent(time: time, kind: .held, peer: peer)
     case .recovered(let after):
       EngineEvent(time: time, kind: .recovered, peer: peer, previousState: after)
     }

@@ -138,7 +138,7 @@ public struct Engine: Sendable {
       else { continue }
       windows.append(window)
       byPeer[configuration.peerName(peer), default: PeerWindow()].add(
-        window, counters: counters, rtcp: analyzer.lastRTCPTimeByAddress[peer])
+        window, counters: counters, rtcp: analyzer.rtcpCadenceByAddress[peer])
     }
     var events: [EngineEvent] = []
     var snapshots: [PeerSnapshot] = []
@@ -161,7 +161,9 @@ public struct Engine: Sendable {
         )
       }
     }
-    let active = snapshots.filter { [.connected, .interrupted, .disconnected].contains($0.state) }
+    let active = snapshots.filter {
+      [.connected, .held, .interrupted, .disconnected].contains($0.state)
+    }
     let snapshot = Snapshot(
       time: now, intervalSeconds: interval,
       hostRx: active.reduce(QualityLevel.unknown) { $0.worse($1.rx.level) },
@@ -216,9 +218,16 @@ public struct Engine: Sendable {
     var tracker = streamTrackers[index] ?? ConnectionTracker(firstSeen: counters.lastArrival)
     let activity = max(
       counters.lastArrival, counters.feedback.lastSenderRTCPTime ?? counters.lastArrival)
+    // The sender's own RTCP keeps a stream alive and on hold while its media is silent.
+    let control = counters.feedback.lastSenderRTCPTime.map {
+      ConnectionTracker.Control(
+        lastMedia: counters.lastArrival, lastRTCP: $0,
+        allowanceSeconds: analyzer.rtcpCadenceByAddress[counters.key.sourceAddress]?
+          .allowanceSeconds)
+    }
     _ = tracker.advance(
       to: now, lastActivity: activity, resumedAt: counters.resumedAt,
-      endedAt: counters.feedback.goodbyeTime, timers: configuration.timers)
+      endedAt: counters.feedback.goodbyeTime, control: control, timers: configuration.timers)
     streamTrackers[index] = tracker
     let roundTrip = counters.feedback.roundTrip.lastSeconds.map { $0 * 1000 }
     let window = StreamWindow(
@@ -243,8 +252,10 @@ struct PeerWindow {
   var rxBitsPerSecond = 0.0
   var rxLastArrival: CaptureTime?
   var rxResumedAt: CaptureTime?
-  /// The latest RTCP from any of the peer's addresses.
+  /// The latest RTCP from any of the peer's addresses, and the longest silence its cadence
+  /// allows (the largest over those addresses).
   var lastRTCP: CaptureTime?
+  var rtcpAllowanceSeconds: Double?
   /// Capture interfaces the peer's streams were seen on.
   var interfaces: Set<UInt8> = []
   var rxGoodbye: CaptureTime?
@@ -263,9 +274,14 @@ struct PeerWindow {
   var roundTrip: (time: CaptureTime, milliseconds: Double)?
   var streams = 0
 
-  mutating func add(_ window: StreamWindow, counters: StreamCounters, rtcp: CaptureTime?) {
+  mutating func add(_ window: StreamWindow, counters: StreamCounters, rtcp: RTCPCadence?) {
     streams += 1
-    if let rtcp { lastRTCP = max(lastRTCP ?? rtcp, rtcp) }
+    if let rtcp {
+      lastRTCP = max(lastRTCP ?? rtcp.last, rtcp.last)
+      if let allowance = rtcp.allowanceSeconds {
+        rtcpAllowanceSeconds = max(rtcpAllowanceSeconds ?? allowance, allowance)
+      }
+    }
     interfaces.insert(counters.interface)
     switch window.direction {
     case .rx:

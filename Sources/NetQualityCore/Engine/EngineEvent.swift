@@ -7,6 +7,8 @@ public struct EngineEvent: Sendable, Equatable {
     case timeout
     case recovered
     case ended
+    /// Media stopped while RTCP goes on (see ConnectionState.held).
+    case held
     /// The link of the capture interface the peer is reached through went down (or came back).
     case linkDown = "link_down"
     case linkUp = "link_up"

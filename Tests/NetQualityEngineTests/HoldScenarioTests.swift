@@ -1,0 +1,128 @@
+import NetQualityCore
+import NetQualitySynth
+import XCTest
+
+/// Calls on hold: the peer's RTP stops while its RTCP goes on at the randomised RFC 3550
+/// interval (uniform over [0.5, 1.5] × 5 s, section 6.3.1).
+final class HoldScenarioTests: XCTestCase {
+  /// The peer's RTCP times over `range`: intervals drawn from [2.5, 7.5] s.
+  func rtcpTimes(_ range: Range<Double>, seed: UInt64) -> [Double] {
+    var random = SplitMix64(seed: seed)
+    var times: [Double] = []
+    var time = range.lowerBound + 1
+    while time < range.upperBound {
+      times.append(time)
+      time += 2.5 + Double(random.next() % 5_000_001) / 1_000_000
+    }
+    return times
+  }
+
+  /// Plays the call over `media` (RTP both ways, the tap at the host) and the peer's RTCP at
+  /// `rtcp`, in time order, then idles to `end`.
+  func play(media: [Range<Double>], rtcp: [Double], until end: Double) -> Scenario {
+    var scenario = Scenario()
+    var cursor = 0.0
+    func rtpUntil(_ time: Double, in scenario: inout Scenario) {
+      // RTP packets are 20 ms apart from 0: play the ranges' packets before `time`.
+      let boundary = (time / 0.02).rounded(.up) * 0.02
+      for range in media where range.lowerBound < boundary && range.upperBound > cursor {
+        let from = max(range.lowerBound, cursor)
+        let to = min(range.upperBound, boundary)
+        if to > from { scenario.call(seconds: from..<to) }
+      }
+      cursor = max(cursor, boundary)
+    }
+    for time in rtcp.sorted() where time < end {
+      rtpUntil(time, in: &scenario)
+      let report = RTCPBuilder.receiverReport(ssrc: 0xAAAA, blocks: [])
+      scenario.feed(
+        PacketBuilder.frame(
+          source: Scenario.remoteRTCP, destination: Scenario.localRTCP, payload: report), at: time)
+    }
+    rtpUntil(end, in: &scenario)
+    scenario.idle(until: end)
+    return scenario
+  }
+
+  func kinds(_ scenario: Scenario) -> [EngineEvent.Kind] {
+    scenario.events.filter { $0.alert == nil }.map(\.kind)
+  }
+
+  func testFortySecondsOnHoldIsHeldNotInterrupted() throws {
+    for seed in UInt64(1)...20 {
+      // Talk 30 s, hold 40 s (RTCP only), talk again 10 s.
+      let rtcp = rtcpTimes(0..<80, seed: seed)
+      let scenario = play(media: [0..<30, 70..<80], rtcp: rtcp, until: 80.5)
+      XCTAssertEqual(kinds(scenario), [.connected, .held, .recovered], "seed \(seed)")
+      let held = try XCTUnwrap(scenario.events.first { $0.kind == .held })
+      XCTAssertEqual(held.time, Scenario.time(29.98 + 4), "4 s after the last RTP")
+      let recovered = try XCTUnwrap(scenario.events.first { $0.kind == .recovered })
+      XCTAssertEqual(recovered.previousState, .held)
+      XCTAssertEqual(recovered.time, Scenario.time(70))
+      XCTAssertTrue(scenario.events.allSatisfy { $0.alert == nil }, "seed \(seed)")
+      let states = scenario.ticks.compactMap { $0.snapshot.peers.first?.state }
+      // Held is known from the first RTCP after the media stopped (and 4 s of silence) to the
+      // tick at 70 s, which closes the window before the RTP came back.
+      let firstReport = try XCTUnwrap(rtcp.first { $0 > 29.98 })
+      let heldFrom = (max(33.98, firstReport) / 2).rounded(.up) * 2
+      XCTAssertEqual(
+        states.filter { $0 == .held }.count, Int((70 - heldFrom) / 2) + 1, "seed \(seed)")
+      XCTAssertEqual(states.filter { $0 != .held && $0 != .connected }, [], "seed \(seed)")
+    }
+  }
+
+  func testABlackoutStillDisconnectsTwelveSecondsAfterTheLastPacket() throws {
+    for seed in UInt64(1)...20 {
+      // RTP and RTCP both stop at 30 s.
+      let rtcp = rtcpTimes(0..<30, seed: seed)
+      let scenario = play(media: [0..<30], rtcp: rtcp, until: 50)
+      let last = max(29.98, rtcp.last ?? 0)
+      let disconnected = try XCTUnwrap(scenario.events.first { $0.kind == .disconnected })
+      XCTAssertEqual(disconnected.time, Scenario.time(last + 12), "seed \(seed)")
+      XCTAssertEqual(kinds(scenario), [.connected, .interrupted, .disconnected], "seed \(seed)")
+      // Interrupted when the media had been silent 4 s and the next report was overdue.
+      let interrupted = try XCTUnwrap(scenario.events.first { $0.kind == .interrupted })
+      XCTAssertGreaterThanOrEqual(interrupted.time, Scenario.time(29.98 + 4))
+      XCTAssertGreaterThanOrEqual(
+        interrupted.time, min(Scenario.time((rtcp.last ?? 0) + 7.5), disconnected.time))
+      XCTAssertLessThanOrEqual(interrupted.time, disconnected.time)
+    }
+  }
+
+  func testAHoldWhoseRTCPStopsTooIsInterruptedThenDisconnected() throws {
+    // RTCP every 5 s until 50 s; RTP until 30 s.
+    let rtcp = Array(stride(from: 1.0, to: 50, by: 5))
+    let scenario = play(media: [0..<30], rtcp: rtcp, until: 80)
+    XCTAssertEqual(kinds(scenario), [.connected, .held, .interrupted, .disconnected])
+    let lastRTCP = try XCTUnwrap(rtcp.last)
+    // A 5 s cadence allows 10 s of silence; disconnected after 12 s of silence of everything.
+    XCTAssertEqual(
+      scenario.events.first { $0.kind == .interrupted }?.time, Scenario.time(lastRTCP + 10))
+    XCTAssertEqual(
+      scenario.events.first { $0.kind == .disconnected }?.time, Scenario.time(lastRTCP + 12))
+  }
+
+  func testRTCPSendersAreForgottenWithTheStreams() throws {
+    var scenario = Scenario()
+    // RTCP-looking UDP from 500 addresses that never send media, then nothing.
+    for host in 0..<500 {
+      let source = Endpoint(
+        address: IPAddress(ipv4: 203, 0, UInt8(host / 250), UInt8(1 + host % 250)), port: 5_001)
+      let report = RTCPBuilder.receiverReport(ssrc: UInt32(host), blocks: [])
+      scenario.feed(
+        PacketBuilder.frame(source: source, destination: Scenario.localRTCP, payload: report),
+        at: 1 + Double(host) / 1000)
+    }
+    XCTAssertEqual(scenario.engine.analyzer.rtcpCadenceByAddress.count, 500)
+    // Timeout (60 s) and the grace after it (300 s): forgotten, memory back to nothing.
+    scenario.idle(until: 400)
+    XCTAssertEqual(scenario.engine.analyzer.rtcpCadenceByAddress.count, 0)
+  }
+
+  func testWithoutRTCPSilenceIsInterruptedAtFourSeconds() throws {
+    let scenario = play(media: [0..<30], rtcp: [], until: 40)
+    XCTAssertEqual(kinds(scenario), [.connected, .interrupted])
+    XCTAssertEqual(
+      scenario.events.first { $0.kind == .interrupted }?.time, Scenario.time(29.98 + 4))
+  }
+}
