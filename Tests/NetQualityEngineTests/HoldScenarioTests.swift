@@ -102,6 +102,25 @@ final class HoldScenarioTests: XCTestCase {
       scenario.events.first { $0.kind == .disconnected }?.time, Scenario.time(lastRTCP + 12))
   }
 
+  func testAReceiveOnlyPeerSendingOnlyRTCPIsConnectedNotHeld() throws {
+    var scenario = Scenario()
+    // We send to the peer for 40 s; it only answers with RTCP every 5 s.
+    for second in stride(from: 0.0, to: 40, by: 1) {
+      scenario.audio(
+        from: Scenario.local, to: Scenario.remote, ssrc: 0xBBBB, seconds: second..<second + 1)
+      if Int(second) % 5 == 1 {
+        let report = RTCPBuilder.receiverReport(ssrc: 0xAAAA, blocks: [])
+        scenario.feed(
+          PacketBuilder.frame(
+            source: Scenario.remoteRTCP, destination: Scenario.localRTCP, payload: report),
+          at: second + 0.99)
+      }
+    }
+    XCTAssertEqual(kinds(scenario), [.connected])
+    let states = scenario.ticks.compactMap { $0.snapshot.peers.first?.state }
+    XCTAssertEqual(Set(states), [.connected])
+  }
+
   func testRTCPSendersAreForgottenWithTheStreams() throws {
     var scenario = Scenario()
     // RTCP-looking UDP from 500 addresses that never send media, then nothing.

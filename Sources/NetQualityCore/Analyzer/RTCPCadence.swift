@@ -37,14 +37,14 @@ public struct RTCPCadence: Sendable, Equatable {
       interval, longestRecentIntervalSeconds * (1 - Self.gain))
   }
 
-  /// How long after `last` the next RTCP is overdue; nil while the cadence is unknown.
+  /// How long after `last` the next RTCP is overdue. After a single report the regular
+  /// cadence is assumed: 1.5 × 5 s.
   /// Several RTCP sessions from one address (audio and video without rtcp-mux) or feedback
   /// messages between reports shorten the mean, and with it the allowance: never longer than
   /// the address's own habit.
-  public var allowanceSeconds: Double? {
-    meanIntervalSeconds.map { mean in
-      let floor = mean >= Self.regularMinimumMeanSeconds ? 1.5 * Self.regularMinimumSeconds : 0
-      return max(2 * mean, 1.5 * longestRecentIntervalSeconds, floor)
-    }
+  public var allowanceSeconds: Double {
+    guard let mean = meanIntervalSeconds else { return 1.5 * Self.regularMinimumSeconds }
+    let floor = mean >= Self.regularMinimumMeanSeconds ? 1.5 * Self.regularMinimumSeconds : 0
+    return max(2 * mean, 1.5 * longestRecentIntervalSeconds, floor)
   }
 }

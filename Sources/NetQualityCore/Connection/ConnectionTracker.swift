@@ -18,7 +18,8 @@ public struct ConnectionTracker: Sendable, Equatable {
   /// The other end's RTCP, apart from its media, and how long its silence may last (its
   /// `RTCPCadence` allowance). Media that stops while RTCP goes on is a hold, not an outage.
   public struct Control: Sendable, Equatable {
-    /// The latest RTP (nil: none yet).
+    /// The latest RTP (nil: none yet, and then no hold: a receive-only end is alive by its
+    /// RTCP on the same cadence).
     public var lastMedia: CaptureTime?
     public var lastRTCP: CaptureTime
     public var allowanceSeconds: Double?
@@ -115,7 +116,7 @@ public struct ConnectionTracker: Sendable, Equatable {
           control.lastRTCP.advanced(bySeconds: rtcpWait)),
         lastActivity.advanced(bySeconds: timers.disconnectedAfterSeconds))
     }
-    if state == .connected, let control, control.lastRTCP > lastMedia,
+    if state == .connected, let control, control.lastMedia != nil, control.lastRTCP > lastMedia,
       mediaSilence >= timers.interruptedAfterSeconds, !interrupted
     {
       state = .held

@@ -18,9 +18,12 @@ extension Engine {
     // A peer reached only through interfaces whose link is down is down since the last of
     // them went down.
     let linkDownSince = linkDownSince(window.interfaces)
+    // A peer that never sent RTP (a receive-only viewer) is alive by its RTCP alone, on the
+    // same cadence, and never held.
     let control = window.lastRTCP.map {
       ConnectionTracker.Control(
-        lastMedia: window.rxLastArrival, lastRTCP: $0, allowanceSeconds: window.rtcpAllowanceSeconds
+        lastMedia: window.rxLastArrival, lastRTCP: $0,
+        allowanceSeconds: window.rtcpAllowanceSeconds
       )
     }
     for (transition, time) in record.tracker.advance(

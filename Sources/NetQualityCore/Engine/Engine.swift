@@ -278,9 +278,8 @@ struct PeerWindow {
     streams += 1
     if let rtcp {
       lastRTCP = max(lastRTCP ?? rtcp.last, rtcp.last)
-      if let allowance = rtcp.allowanceSeconds {
-        rtcpAllowanceSeconds = max(rtcpAllowanceSeconds ?? allowance, allowance)
-      }
+      rtcpAllowanceSeconds = max(
+        rtcpAllowanceSeconds ?? rtcp.allowanceSeconds, rtcp.allowanceSeconds)
     }
     interfaces.insert(counters.interface)
     switch window.direction {
