@@ -22,9 +22,9 @@ public struct ConnectionTracker: Sendable, Equatable {
     /// RTCP on the same cadence).
     public var lastMedia: CaptureTime?
     public var lastRTCP: CaptureTime
-    public var allowanceSeconds: Double?
+    public var allowanceSeconds: Double
 
-    public init(lastMedia: CaptureTime?, lastRTCP: CaptureTime, allowanceSeconds: Double?) {
+    public init(lastMedia: CaptureTime?, lastRTCP: CaptureTime, allowanceSeconds: Double) {
       self.lastMedia = lastMedia
       self.lastRTCP = lastRTCP
       self.allowanceSeconds = allowanceSeconds
@@ -100,12 +100,11 @@ public struct ConnectionTracker: Sendable, Equatable {
     // in seconds (a crossing time near the end of the range saturates and cannot be compared).
     let silence = now.seconds(since: lastActivity)
     let mediaSilence = now.seconds(since: lastMedia)
-    let allowance = control?.allowanceSeconds ?? 0
     var interrupted = silence >= timers.interruptedAfterSeconds
     var interruptedAt = lastActivity.advanced(bySeconds: timers.interruptedAfterSeconds)
-    if let control, control.allowanceSeconds != nil {
+    if let control {
       // Never later than the disconnect, which waits for nothing.
-      let rtcpWait = max(timers.interruptedAfterSeconds, allowance)
+      let rtcpWait = max(timers.interruptedAfterSeconds, control.allowanceSeconds)
       interrupted =
         (mediaSilence >= timers.interruptedAfterSeconds
           && now.seconds(since: control.lastRTCP) >= rtcpWait)
@@ -123,15 +122,16 @@ public struct ConnectionTracker: Sendable, Equatable {
       since = lastMedia.advanced(bySeconds: timers.interruptedAfterSeconds)
       transitions.append((.held, since))
     }
-    let disconnectAfter = timers.disconnectedAfterSeconds
-    let timeoutAfter = timers.timeoutAfterSeconds
     let steps: [(ConnectionState, Bool, CaptureTime, Transition)] = [
       (.interrupted, interrupted, interruptedAt, .interrupted),
       (
-        .disconnected, silence >= disconnectAfter,
-        lastActivity.advanced(bySeconds: disconnectAfter), .disconnected
+        .disconnected, silence >= timers.disconnectedAfterSeconds,
+        lastActivity.advanced(bySeconds: timers.disconnectedAfterSeconds), .disconnected
       ),
-      (.timeout, silence >= timeoutAfter, lastActivity.advanced(bySeconds: timeoutAfter), .timeout),
+      (
+        .timeout, silence >= timers.timeoutAfterSeconds,
+        lastActivity.advanced(bySeconds: timers.timeoutAfterSeconds), .timeout
+      ),
     ]
     for (target, crossed, crossedAt, transition) in steps
     where crossed && rank(state) < rank(target) {

@@ -20,11 +20,10 @@ extension Engine {
     let linkDownSince = linkDownSince(window.interfaces)
     // A peer that never sent RTP (a receive-only viewer) is alive by its RTCP alone, on the
     // same cadence, and never held.
-    let control = window.lastRTCP.map {
-      ConnectionTracker.Control(
-        lastMedia: window.rxLastArrival, lastRTCP: $0,
-        allowanceSeconds: window.rtcpAllowanceSeconds
-      )
+    var control: ConnectionTracker.Control?
+    if let lastRTCP = window.lastRTCP, let allowance = window.rtcpAllowanceSeconds {
+      control = ConnectionTracker.Control(
+        lastMedia: window.rxLastArrival, lastRTCP: lastRTCP, allowanceSeconds: allowance)
     }
     for (transition, time) in record.tracker.advance(
       to: now, lastActivity: activity, resumedAt: window.rxResumedAt, endedAt: endedAt,

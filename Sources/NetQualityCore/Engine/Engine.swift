@@ -219,11 +219,13 @@ public struct Engine: Sendable {
     let activity = max(
       counters.lastArrival, counters.feedback.lastSenderRTCPTime ?? counters.lastArrival)
     // The sender's own RTCP keeps a stream alive and on hold while its media is silent.
-    let control = counters.feedback.lastSenderRTCPTime.map {
-      ConnectionTracker.Control(
-        lastMedia: counters.lastArrival, lastRTCP: $0,
-        allowanceSeconds: analyzer.rtcpCadenceByAddress[counters.key.sourceAddress]?
-          .allowanceSeconds)
+    var control: ConnectionTracker.Control?
+    if let lastRTCP = counters.feedback.lastSenderRTCPTime,
+      let cadence = analyzer.rtcpCadenceByAddress[counters.key.sourceAddress]
+    {
+      control = ConnectionTracker.Control(
+        lastMedia: counters.lastArrival, lastRTCP: lastRTCP,
+        allowanceSeconds: cadence.allowanceSeconds)
     }
     _ = tracker.advance(
       to: now, lastActivity: activity, resumedAt: counters.resumedAt,
