@@ -202,6 +202,25 @@ public struct PrometheusExposition {
       out.sample(
         "netquality_peer_sent_packets_total", [("peer", peer.peer)], Double(peer.txPacketsTotal))
     }
+    out.family(
+      "netquality_peer_retransmitted_packets_total", .counter,
+      "RFC 4588 retransmissions (rx from the peer, tx to it), outside the media packet counts.")
+    for peer in peers {
+      for (direction, total) in [
+        ("rx", peer.rxRetransmittedTotal), ("tx", peer.txRetransmittedTotal),
+      ] {
+        out.sample(
+          "netquality_peer_retransmitted_packets_total",
+          [("peer", peer.peer), ("direction", direction)], Double(total))
+      }
+    }
+    out.family(
+      "netquality_peer_fec_packets_total", .counter,
+      "Forward error correction packets from the peer on streams of their own (ULPFEC, FlexFEC).")
+    for peer in peers {
+      out.sample(
+        "netquality_peer_fec_packets_total", [("peer", peer.peer)], Double(peer.rxFECTotal))
+    }
   }
 
   private func streams(_ streams: [StreamWindow], into out: inout Writer) {

@@ -24,6 +24,11 @@ extension StreamAnalyzer {
         bySSRC.removeAll { $0 == Int32(index) }
         streamsBySSRC[key.ssrc] = bySSRC.isEmpty ? nil : bySSRC
       }
+      let flow = FlowKey(source: key.source, destination: key.destination)
+      if var byFlow = streamsByFlow[flow] {
+        byFlow.removeAll { $0 == Int32(index) }
+        streamsByFlow[flow] = byFlow.isEmpty ? nil : byFlow
+      }
       streams[index].confirmation = nil
       freeIndices.append(index)
       freeSet.insert(index)

@@ -33,6 +33,9 @@ public struct StreamAnalyzer: Sendable {
   var streamsBySSRC: [UInt32: [Int32]] = [:]
   /// Directed (source, destination) pairs that carry a validated stream.
   var confirmedFlows: Set<FlowKey> = []
+  /// Stream indices by directed (source, destination) pair: the siblings a new stream is
+  /// compared with to recognise retransmissions (`RepairCheck`).
+  var streamsByFlow: [FlowKey: [Int32]] = [:]
   /// SDP media by the endpoint that receives it.
   var signalledMedia: [Endpoint: SessionDescription.Media] = [:]
   /// Bumped whenever new SDP arrives, so streams re-resolve their payload clocks.
@@ -201,6 +204,7 @@ public struct StreamAnalyzer: Sendable {
         clockGeneration: generation)
     }
     if followUp.contains(.validated) { confirm(index, by: .sequence) }
+    if followUp.contains(.checkRole) { checkRole(index, timestamp: header.timestamp) }
     if followUp.contains(.inferClock) {
       inferClock(index, header: header, arrivalNanoseconds: arrival)
     }
@@ -233,6 +237,8 @@ public struct StreamAnalyzer: Sendable {
       table.insert(key, at: index, rehashing: live.map { ($0, current[$0].key) })
     }
     streamsBySSRC[key.ssrc, default: []].append(Int32(index))
+    streamsByFlow[FlowKey(source: key.source, destination: key.destination), default: []].append(
+      Int32(index))
     if signalledMedia[key.destination] != nil || signalledMedia[key.source] != nil {
       confirm(index, by: .sdp)
     }
@@ -260,6 +266,50 @@ public struct StreamAnalyzer: Sendable {
     if streams[index].currentClock.source == .sdp && streams[index].confirmation == nil {
       confirm(index, by: .sdp)
     }
+    if let format = signalledFormat(payloadType, key: streams[index].key) {
+      // SDP names the format: its role is known, no need to guess it from behaviour.
+      streams[index].role = StreamRole.signalled(encodingName: format.encodingName)
+      streams[index].repair.packetsChecked = RepairCheck.packetsToDecide
+    }
+  }
+
+  func signalledFormat(_ payloadType: UInt8, key: StreamKey) -> SessionDescription.PayloadFormat? {
+    (signalledMedia[key.destination] ?? signalledMedia[key.source])?.payloadFormats[payloadType]
+  }
+
+  /// One of a new stream's first packets against its siblings (see `RepairCheck`).
+  mutating func checkRole(_ index: Int, timestamp: UInt32) {
+    let key = streams[index].key
+    var check = streams[index].repair
+    check.packetsChecked += 1
+    var matched: Int32 = -1
+    var lag: Int64 = 0
+    if let siblings = streamsByFlow[FlowKey(source: key.source, destination: key.destination)] {
+      for sibling in siblings where Int(sibling) != index {
+        let other = Int(sibling)
+        guard streams[other].role == .media, streams[other].packets > 0 else { continue }
+        let rate = streams[other].reportedClock.rateHz
+        let window = RepairCheck.lookBackSeconds * (rate > 0 ? rate : RepairCheck.defaultClockHz)
+        let behind = RepairCheck.lag(of: timestamp, behind: streams[other].highestTimestamp)
+        if behind >= 0 && Double(behind) <= window {
+          matched = sibling
+          lag = behind
+          break
+        }
+      }
+    }
+    if matched < 0 || (check.repairedIndex >= 0 && check.repairedIndex != matched) {
+      check.packetsChecked = RepairCheck.packetsToDecide
+      check.repairedIndex = -1
+      streams[index].role = .media
+    } else {
+      check.repairedIndex = matched
+      if lag > 0 { check.sawOlderTimestamp = true }
+      check.repairedSSRC = streams[Int(matched)].key.ssrc
+      streams[index].role =
+        check.isDecided && !check.sawOlderTimestamp ? .media : .retransmission
+    }
+    streams[index].repair = check
   }
 
   /// Collects (arrival, timestamp) pairs of the stream's first unknown-rate payload type and
@@ -313,9 +363,7 @@ public struct StreamAnalyzer: Sendable {
   }
 
   func resolveClock(_ payloadType: UInt8, key: StreamKey) -> PayloadClock {
-    if let media = signalledMedia[key.destination] ?? signalledMedia[key.source],
-      let format = media.payloadFormats[payloadType]
-    {
+    if let format = signalledFormat(payloadType, key: key) {
       return PayloadClock(
         rateHz: Double(format.clockRateHz), source: .sdp,
         isEvent: format.encodingName.lowercased() == "telephone-event")

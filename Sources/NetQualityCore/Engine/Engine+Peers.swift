@@ -121,6 +121,10 @@ extension Engine {
       rxBitsPerSecond: window.rxBitsPerSecond,
       txPackets: window.txPackets, rxPacketsTotal: window.rxPacketsTotal,
       rxLostTotal: window.rxLostTotal, txPacketsTotal: window.txPacketsTotal,
+      rxRetransmittedPackets: window.rxRetransmitted.window,
+      txRetransmittedPackets: window.txRetransmitted.window, rxFECPackets: window.rxFEC.window,
+      rxRetransmittedTotal: window.rxRetransmitted.total,
+      txRetransmittedTotal: window.txRetransmitted.total, rxFECTotal: window.rxFEC.total,
       streams: window.streams)
 
     let alertChanges: [Alert]

@@ -233,7 +233,8 @@ public struct Engine: Sendable {
     streamTrackers[index] = tracker
     let roundTrip = counters.feedback.roundTrip.lastSeconds.map { $0 * 1000 }
     let window = StreamWindow(
-      key: counters.key, direction: direction, packets: counters.packets - before.packets,
+      key: counters.key, direction: direction, role: counters.role,
+      packets: counters.packets - before.packets,
       expected: expected, lost: lost, lostChange: lostChange,
       lossRatio: expected > 0 ? Double(lost) / Double(expected) : 0,
       duplicates: counters.duplicates - before.duplicates, late: counters.late - before.late,
@@ -269,6 +270,10 @@ struct PeerWindow {
   var rxPacketsTotal: Int64 = 0
   var rxLostTotal: Int64 = 0
   var txVideo = false
+  /// Repair packets (window, cumulative), kept out of the media figures.
+  var rxRetransmitted: (window: Int64, total: Int64) = (0, 0)
+  var txRetransmitted: (window: Int64, total: Int64) = (0, 0)
+  var rxFEC: (window: Int64, total: Int64) = (0, 0)
   /// Receiver reports about our streams to the peer: the latest of each.
   var txFeedback:
     [(time: CaptureTime, since: CaptureTime?, fractionLost: Double, jitterMilliseconds: Double?)] =
@@ -284,6 +289,10 @@ struct PeerWindow {
         rtcpAllowanceSeconds ?? rtcp.allowanceSeconds, rtcp.allowanceSeconds)
     }
     interfaces.insert(counters.interface)
+    if counters.role != .media {
+      addRepair(window, counters: counters)
+      return
+    }
     switch window.direction {
     case .rx:
       rxStreams += 1
@@ -334,6 +343,29 @@ struct PeerWindow {
         }
         txFeedback.append((time, counters.feedback.previousReportTime, fraction, jitter))
       }
+    }
+  }
+}
+
+extension PeerWindow {
+  /// A repair stream: its packets count as repairs, its arrivals as the peer's activity; its
+  /// jitter (the age of what it repairs) and loss stay out of the peer's figures.
+  fileprivate mutating func addRepair(_ window: StreamWindow, counters: StreamCounters) {
+    switch (window.direction, counters.role) {
+    case (.rx, .fec):
+      rxFEC.window += window.packets
+      rxFEC.total += window.packetsTotal
+    case (.rx, _):
+      rxRetransmitted.window += window.packets
+      rxRetransmitted.total += window.packetsTotal
+    default:
+      txRetransmitted.window += window.packets
+      txRetransmitted.total += window.packetsTotal
+    }
+    if window.direction == .rx {
+      rxLastArrival = max(rxLastArrival ?? counters.lastArrival, counters.lastArrival)
+    } else {
+      txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)
     }
   }
 }

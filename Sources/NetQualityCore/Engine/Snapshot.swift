@@ -37,6 +37,15 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var rxPacketsTotal: Int64
   public var rxLostTotal: Int64
   public var txPacketsTotal: Int64
+  /// Repair packets in the window, outside the figures above (see `StreamRole`): RFC 4588
+  /// retransmissions from the peer and to it, and FEC packets from it.
+  public var rxRetransmittedPackets: Int64
+  public var txRetransmittedPackets: Int64
+  public var rxFECPackets: Int64
+  /// Cumulative repair packets, like the totals above.
+  public var rxRetransmittedTotal: Int64
+  public var txRetransmittedTotal: Int64
+  public var rxFECTotal: Int64
   public var streams: Int
 }
 
@@ -44,6 +53,7 @@ public struct PeerSnapshot: Sendable, Equatable {
 public struct StreamWindow: Sendable, Equatable {
   public var key: StreamKey
   public var direction: StreamDirection
+  public var role: StreamRole
   public var packets: Int64
   public var expected: Int64
   public var lost: Int64
