@@ -168,10 +168,13 @@ public struct PrometheusExposition {
     }
     out.family(
       "netquality_peer_rtt_seconds", .gauge,
-      "Round trip from RTCP LSR/DLSR, as seen at the capture point.")
+      "Round trip to the peer from the capture point: RTCP LSR/DLSR (source=rtcp), or ICE checks when RTCP is encrypted (source=stun)."
+    )
     for peer in peers {
-      if let rtt = peer.roundTripMilliseconds {
-        out.sample("netquality_peer_rtt_seconds", [("peer", peer.peer)], rtt / 1000)
+      if let rtt = peer.roundTripMilliseconds, let source = peer.roundTripSource {
+        out.sample(
+          "netquality_peer_rtt_seconds", [("peer", peer.peer), ("source", source.rawValue)],
+          rtt / 1000)
       }
     }
     out.family(

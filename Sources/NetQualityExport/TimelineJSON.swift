@@ -50,6 +50,7 @@ public enum TimelineJSON {
       ("tx_loss_ratio", .optional(peer.tx.inputs?.lossRatio)),
       ("tx_jitter_ms", .optional(peer.tx.inputs?.jitterMilliseconds)),
       ("rtt_ms", .optional(peer.roundTripMilliseconds)),
+      ("rtt_source", peer.roundTripSource.map { .string($0.rawValue) } ?? .null),
       // The lower of the two directions: what the call sounds like at its worse end.
       ("mos", .optional(mosValues.min())),
       ("rx_packets", .integer(peer.rxPackets)),
@@ -97,6 +98,7 @@ public enum TimelineJSON {
       ("peer", .string(event.peer)),
     ]
     if let previous = event.previousState { members.append(("from", .string(previous.rawValue))) }
+    if let reason = event.endReason { members.append(("reason", .string(reason.rawValue))) }
     if let alert = event.alert { members.append(("alert", Self.alert(alert))) }
     return .object(members)
   }

@@ -51,6 +51,11 @@ public struct StreamAnalyzer: Sendable {
   /// When and how often each address sends RTCP: liveness of a peer whose media is silent
   /// (on hold, muted). Forgotten with the streams (`forget(silentSince:)`).
   public internal(set) var rtcpCadenceByAddress: [IPAddress: RTCPCadence] = [:]
+  /// ICE Binding requests in flight, and the round trips they gave per address they went to.
+  var stunTransactions = STUNTransactions()
+  public internal(set) var stunRoundTripByAddress: [IPAddress: RoundTripStatistics] = [:]
+  /// The latest clear end-of-call signal (DTLS alert, TURN release) per address.
+  public internal(set) var sessionEndByAddress: [IPAddress: SessionEnd] = [:]
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
@@ -138,9 +143,12 @@ public struct StreamAnalyzer: Sendable {
       counters.stunPackets += 1
       if let inner = STUNIndication.applicationData(in: payload) {
         ingestRelayed(payload, inner: inner, datagram: datagram, at: time)
+      } else {
+        ingestSTUN(payload, datagram: datagram, at: time)
       }
     case .dtls:
       counters.dtlsPackets += 1
+      ingestDTLS(payload, datagram: datagram, at: time)
     case .zrtp:
       break
     case .unknown:
@@ -148,7 +156,8 @@ public struct StreamAnalyzer: Sendable {
     }
   }
 
-  /// RTP or RTCP relayed by TURN, keyed by the outer datagram's addresses as Wireshark does.
+  /// RTP, RTCP, ICE checks or DTLS relayed by TURN, keyed by the outer datagram's addresses as
+  /// Wireshark does.
   mutating func ingestRelayed(
     _ payload: UnsafeRawBufferPointer, inner: (offset: Int, length: Int), datagram: UDPDatagram,
     at time: CaptureTime
@@ -158,6 +167,8 @@ public struct StreamAnalyzer: Sendable {
     switch PayloadKind.classify(application) {
     case .rtp: ingestRTP(application, wireLength: inner.length, datagram: datagram, at: time)
     case .rtcp: ingestRTCP(application, datagram: datagram, at: time)
+    case .stun: ingestSTUN(application, datagram: datagram, at: time)
+    case .dtls: ingestDTLS(application, datagram: datagram, at: time)
     default: break
     }
   }

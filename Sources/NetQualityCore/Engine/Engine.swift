@@ -138,7 +138,8 @@ public struct Engine: Sendable {
       else { continue }
       windows.append(window)
       byPeer[configuration.peerName(peer), default: PeerWindow()].add(
-        window, counters: counters, rtcp: analyzer.rtcpCadenceByAddress[peer])
+        window, counters: counters, rtcp: analyzer.rtcpCadenceByAddress[peer],
+        stun: analyzer.stunRoundTripByAddress[peer], end: analyzer.sessionEndByAddress[peer])
     }
     var events: [EngineEvent] = []
     var snapshots: [PeerSnapshot] = []
@@ -279,10 +280,23 @@ struct PeerWindow {
     [(time: CaptureTime, since: CaptureTime?, fractionLost: Double, jitterMilliseconds: Double?)] =
       []
   var roundTrip: (time: CaptureTime, milliseconds: Double)?
+  /// The newest ICE check round trip to the peer's addresses (for calls whose RTCP is SRTCP).
+  var stunRoundTrip: (time: CaptureTime, milliseconds: Double)?
+  /// The latest clear end-of-call signal (DTLS alert, TURN release) on the peer's addresses.
+  var sessionEnd: SessionEnd?
   var streams = 0
 
-  mutating func add(_ window: StreamWindow, counters: StreamCounters, rtcp: RTCPCadence?) {
+  mutating func add(
+    _ window: StreamWindow, counters: StreamCounters, rtcp: RTCPCadence?,
+    stun: RoundTripStatistics?, end: SessionEnd?
+  ) {
     streams += 1
+    if let seconds = stun?.lastSeconds, let time = stun?.lastTime,
+      stunRoundTrip.map({ time > $0.time }) ?? true
+    {
+      stunRoundTrip = (time, seconds * 1000)
+    }
+    if let end, sessionEnd.map({ end.time > $0.time }) ?? true { sessionEnd = end }
     if let rtcp {
       lastRTCP = max(lastRTCP ?? rtcp.last, rtcp.last)
       rtcpAllowanceSeconds = max(

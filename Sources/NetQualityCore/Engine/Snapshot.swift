@@ -28,6 +28,8 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var rx: DirectionSnapshot
   public var tx: DirectionSnapshot
   public var roundTripMilliseconds: Double?
+  /// Where the round trip comes from: RTCP reports, or ICE checks when RTCP is encrypted.
+  public var roundTripSource: RoundTripSource?
   /// Window figures of the streams from the peer.
   public var rxPackets: Int64
   public var rxLost: Int64
@@ -47,6 +49,15 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var txRetransmittedTotal: Int64
   public var rxFECTotal: Int64
   public var streams: Int
+}
+
+/// What measured a peer's round trip.
+public enum RoundTripSource: String, Sendable, Equatable {
+  /// RFC 3550 section 6.4.1: the peer's receiver reports about our streams (LSR/DLSR).
+  case rtcp
+  /// ICE connectivity or consent checks (RFC 8445, RFC 7675): a Binding request to the peer
+  /// and its response, paired by transaction ID.
+  case stun
 }
 
 /// The per-window figures of one stream.
