@@ -61,9 +61,10 @@ final class HoldScenarioTests: XCTestCase {
       XCTAssertEqual(recovered.time, Scenario.time(70))
       XCTAssertTrue(scenario.events.allSatisfy { $0.alert == nil }, "seed \(seed)")
       let states = scenario.ticks.compactMap { $0.snapshot.peers.first?.state }
-      // Held is known from the first RTCP after the media stopped (and 4 s of silence) to the
+      // Held is known from the first RTCP a second or more after the media stopped (and 4 s of
+      // silence) to the
       // tick at 70 s, which closes the window before the RTP came back.
-      let firstReport = try XCTUnwrap(rtcp.first { $0 > 29.98 })
+      let firstReport = try XCTUnwrap(rtcp.first { $0 >= 29.98 + 1 })
       let heldFrom = (max(33.98, firstReport) / 2).rounded(.up) * 2
       XCTAssertEqual(
         states.filter { $0 == .held }.count, Int((70 - heldFrom) / 2) + 1, "seed \(seed)")
@@ -87,6 +88,16 @@ final class HoldScenarioTests: XCTestCase {
         interrupted.time, min(Scenario.time((rtcp.last ?? 0) + 7.5), disconnected.time))
       XCTAssertLessThanOrEqual(interrupted.time, disconnected.time)
     }
+  }
+
+  /// A report that slipped through with the last media before a cut is no sign of a hold.
+  func testABlackoutJustAfterAReportIsNeverHeld() throws {
+    let rtcp = Array(stride(from: 0.5, to: 30, by: 5)) + [30.03]
+    let scenario = play(media: [0..<30], rtcp: rtcp, until: 50)
+    XCTAssertEqual(kinds(scenario), [.connected, .interrupted, .disconnected])
+    XCTAssertEqual(
+      scenario.events.first { $0.kind == .disconnected }?.time, Scenario.time(30.03 + 12))
+    XCTAssertFalse(scenario.ticks.contains { $0.snapshot.peers.first?.state == .held })
   }
 
   func testAHoldWhoseRTCPStopsTooIsInterruptedThenDisconnected() throws {

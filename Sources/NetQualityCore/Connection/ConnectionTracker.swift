@@ -15,6 +15,12 @@ public struct ConnectionTracker: Sendable, Equatable {
     lastMedia = firstSeen
   }
 
+  /// How long after the last RTP an RTCP packet must come to show the sender alive with its
+  /// media stopped (held). A report sent with the last media, or the last packet through before
+  /// a cut, comes within a packet interval of it (RFC 3551 section 4.5: at most 120 ms for
+  /// audio frames): it shows nothing, and a blackout that begins just after one is no hold.
+  static let heldEvidenceSeconds = 1.0
+
   /// The other end's RTCP, apart from its media, and how long its silence may last (its
   /// `RTCPCadence` allowance). Media that stops while RTCP goes on is a hold, not an outage.
   public struct Control: Sendable, Equatable {
@@ -115,7 +121,8 @@ public struct ConnectionTracker: Sendable, Equatable {
           control.lastRTCP.advanced(bySeconds: rtcpWait)),
         lastActivity.advanced(bySeconds: timers.disconnectedAfterSeconds))
     }
-    if state == .connected, let control, control.lastMedia != nil, control.lastRTCP > lastMedia,
+    if state == .connected, let control, control.lastMedia != nil,
+      control.lastRTCP.seconds(since: lastMedia) >= Self.heldEvidenceSeconds,
       mediaSilence >= timers.interruptedAfterSeconds, !interrupted
     {
       state = .held
