@@ -17,11 +17,12 @@
 #   d. A puts the call on hold (a real re-INVITE, a=sendonly) for 40 s: on the wire RTP stops both
 #      ways while RTCP goes on (checked in the capture); the agent must call the peer held and
 #      raise no interrupted or disconnected event and no alert for it;
-#   e. resume, 2 s clean, then 8 s of 10 % random loss on B's RTP (nftables on B's netdev egress,
+#   e. resume, 2 s clean, then 8.5 to 13.5 s of 10 % random loss on B's RTP (nftables on B's netdev egress,
 #      named counters "sent" and "dropped");
 #   f. a 15 s blackout (every IPv4 packet dropped on both end veths' egress, ARP let through so
-#      no neighbour entry fails): disconnected 12 s +/- 2 s after it began, recovered after it;
-#      then 10 s clean. The agent's rx loss of the peer must equal the drops of B's RTP exactly,
+#      no neighbour entry fails), begun 2.5 s after one of B's RTCP reports reached A (mid-way
+#      in its 5 s cadence): no held state (nothing flows), disconnected 12 s +/- 2 s after it
+#      began, recovered after it; then 10 s clean. The agent's rx loss of the peer must equal the drops of B's RTP exactly,
 #      live and in the capture;
 #   g. hangup (SIP BYE, RTCP BYE): the peer must end.
 # A table "truth vs agent" closes the run. Every wait has a deadline (lib.sh).
@@ -246,7 +247,15 @@ ua_command alice resume
 sleep_until "$t" 2
 phase e_loss
 set_rules b "$b_rtp numgen random mod 100 < 10 counter name \"dropped\" drop"
-sleep_until "$t" 10
+sleep_until "$t" 8
+# The blackout starts mid-way between two of B's RTCP reports (every 5 s; A's baresip says
+# CALL_RTCP as each arrives): one that slipped through just before the drop would come after
+# B's last RTP, and media silent with RTCP after it is what the agent calls a hold. Where the
+# cut falls in the cadence is then fixed, not left to chance.
+reports=$(grep -c '"CALL_RTCP"' "$work/alice/events.jsonl" || true)
+wait_until 8 "an RTCP report from B to reach A" sh -c \
+  "[ \$(grep -c '\"CALL_RTCP\"' '$work/alice/events.jsonl') -gt $reports ]" || true
+sleep 2.5  # half the RTCP interval after that report: an offset, not a wait for an event
 
 phase f; t=$(now)
 set_rules a 'meta protocol ip counter name "blackout" drop'
@@ -461,6 +470,13 @@ live_after = live_disc[0][1]["state_since"] - black_start if live_disc else None
 ok = live_after is not None and abs(live_after - 12) <= 2
 check(ok, f"blackout (live API): disconnected since {fmt(live_after, 2)} s after it began (12 +/- 2)")
 row("blackout -> disconnected (live), s", "12 +/- 2", fmt(live_after, 2), ok)
+held_black = [e for e in events if e["kind"] == "held" and black_start <= e["time"] < black_end]
+live_held = [t for t, p, _ in polls_in(black_start, black_end) if p and p["state"] == "held"]
+ok = not held_black and not live_held
+check(ok, f"blackout: never held (timeline {[round(e['time'] - black_start, 2) for e in held_black]}, "
+          f"live polls {len(live_held)})")
+row("blackout: held events / polls (nothing flows)", "0 / 0", f"{len(held_black)} / {len(live_held)}", ok)
+print(f"     blackout: timeline events {[(e['kind'], round(e['time'] - black_start, 2)) for e in events if black_start <= e['time'] < black_end + 3]}")
 rec_after = recovered[0]["time"] - black_end if recovered else None
 ok = rec_after is not None and 0 <= rec_after <= 3 and recovered[0].get("from") == "disconnected"
 check(ok, f"blackout (timeline): recovered from disconnected {fmt(rec_after, 2)} s after the restore")
