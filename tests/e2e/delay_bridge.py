@@ -20,6 +20,12 @@ would arrive with a wrong one, and a GRO or TSO frame larger than the MTU cannot
 frames that cannot be sent are counted as errors, never silently lost.
 
     delay_bridge.py --if1 VETH_TO_A --if2 VETH_TO_B [--delay-ms N] [--delay-file FILE]
+
+Measured (2-core machine shared with a Swift build, ping A->B through the bridge, mean of 15-20):
+at 0 / 50 / 150 ms one-way, RTT 0.12-0.42 / 100.08-100.13 / 300.07-300.12 ms with the bridge
+under `chrt -f 10`; frames left 0.1 ms (mean) and at most 1.3 ms after their release time in a
+SIP call. Without real-time priority, under load, 50 ms gave 104.2 +/- 2.8 ms: run it with chrt.
+Without `ethtool -K ... tx off tso off gso off` a TCP transfer through it stalls.
 """
 import argparse
 import collections
