@@ -57,6 +57,8 @@ public enum AnalysisJSON {
       case encoding
       case direction
       case confirmedBy = "confirmed_by"
+      case role
+      case repairs
       case packets
       case payloadBytes = "payload_bytes"
       case wireBytes = "wire_bytes"
@@ -96,6 +98,8 @@ public enum AnalysisJSON {
       try c.encode(stream.encodingName, forKey: .encoding)
       try c.encode(stream.direction, forKey: .direction)
       try c.encode(stream.confirmation, forKey: .confirmedBy)
+      try c.encode(stream.role, forKey: .role)
+      try c.encode(stream.repairedSSRC.map(SSRCFormat.text), forKey: .repairs)
       try c.encode(stream.packets, forKey: .packets)
       try c.encode(stream.payloadBytes, forKey: .payloadBytes)
       try c.encode(stream.wireBytes, forKey: .wireBytes)

@@ -168,10 +168,13 @@ public struct PrometheusExposition {
     }
     out.family(
       "netquality_peer_rtt_seconds", .gauge,
-      "Round trip from RTCP LSR/DLSR, as seen at the capture point.")
+      "Round trip to the peer from the capture point: RTCP LSR/DLSR (source=rtcp), or ICE checks when RTCP is encrypted (source=stun)."
+    )
     for peer in peers {
-      if let rtt = peer.roundTripMilliseconds {
-        out.sample("netquality_peer_rtt_seconds", [("peer", peer.peer)], rtt / 1000)
+      if let rtt = peer.roundTripMilliseconds, let source = peer.roundTripSource {
+        out.sample(
+          "netquality_peer_rtt_seconds", [("peer", peer.peer), ("source", source.rawValue)],
+          rtt / 1000)
       }
     }
     out.family(
@@ -201,6 +204,25 @@ public struct PrometheusExposition {
     for peer in peers {
       out.sample(
         "netquality_peer_sent_packets_total", [("peer", peer.peer)], Double(peer.txPacketsTotal))
+    }
+    out.family(
+      "netquality_peer_retransmitted_packets_total", .counter,
+      "RFC 4588 retransmissions (rx from the peer, tx to it), outside the media packet counts.")
+    for peer in peers {
+      for (direction, total) in [
+        ("rx", peer.rxRetransmittedTotal), ("tx", peer.txRetransmittedTotal),
+      ] {
+        out.sample(
+          "netquality_peer_retransmitted_packets_total",
+          [("peer", peer.peer), ("direction", direction)], Double(total))
+      }
+    }
+    out.family(
+      "netquality_peer_fec_packets_total", .counter,
+      "Forward error correction packets from the peer on streams of their own (ULPFEC, FlexFEC).")
+    for peer in peers {
+      out.sample(
+        "netquality_peer_fec_packets_total", [("peer", peer.peer)], Double(peer.rxFECTotal))
     }
   }
 

@@ -50,6 +50,7 @@ public enum TimelineJSON {
       ("tx_loss_ratio", .optional(peer.tx.inputs?.lossRatio)),
       ("tx_jitter_ms", .optional(peer.tx.inputs?.jitterMilliseconds)),
       ("rtt_ms", .optional(peer.roundTripMilliseconds)),
+      ("rtt_source", peer.roundTripSource.map { .string($0.rawValue) } ?? .null),
       // The lower of the two directions: what the call sounds like at its worse end.
       ("mos", .optional(mosValues.min())),
       ("rx_packets", .integer(peer.rxPackets)),
@@ -59,6 +60,13 @@ public enum TimelineJSON {
       ("rx_packets_total", .integer(peer.rxPacketsTotal)),
       ("rx_lost_total", .integer(peer.rxLostTotal)),
       ("tx_packets_total", .integer(peer.txPacketsTotal)),
+      // Repairs, outside the media figures above (RFC 4588 retransmissions, FEC).
+      ("rx_retransmitted_packets", .integer(peer.rxRetransmittedPackets)),
+      ("tx_retransmitted_packets", .integer(peer.txRetransmittedPackets)),
+      ("rx_fec_packets", .integer(peer.rxFECPackets)),
+      ("rx_retransmitted_total", .integer(peer.rxRetransmittedTotal)),
+      ("tx_retransmitted_total", .integer(peer.txRetransmittedTotal)),
+      ("rx_fec_total", .integer(peer.rxFECTotal)),
       ("streams", .integer(Int64(peer.streams))),
       ("rx", direction(peer.rx)),
       ("tx", direction(peer.tx)),
@@ -90,6 +98,7 @@ public enum TimelineJSON {
       ("peer", .string(event.peer)),
     ]
     if let previous = event.previousState { members.append(("from", .string(previous.rawValue))) }
+    if let reason = event.endReason { members.append(("reason", .string(reason.rawValue))) }
     if let alert = event.alert { members.append(("alert", Self.alert(alert))) }
     return .object(members)
   }
@@ -121,6 +130,7 @@ extension TimelineJSON {
       ("dst_port", .integer(Int64(stream.key.destination.port))),
       ("ssrc", .string(SSRCFormat.text(stream.key.ssrc))),
       ("direction", .string(stream.direction.rawValue)),
+      ("role", .string(stream.role.rawValue)),
       ("state", .string(stream.state.rawValue)),
       ("packets", .integer(stream.packets)),
       ("expected", .integer(stream.expected)),

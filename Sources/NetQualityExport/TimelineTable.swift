@@ -38,6 +38,7 @@ public enum TimelineTable {
     var text =
       "\(pad(event.time.rfc3339, 25)) \(pad(event.peer, 16)) ** \(event.kind.rawValue)"
     if let previous = event.previousState { text += " (was \(previous.rawValue))" }
+    if let reason = event.endReason { text += " (\(reason.rawValue))" }
     if let alert = event.alert { text += " [\(alert.severity.rawValue)] \(alert.summary)" }
     return text
   }

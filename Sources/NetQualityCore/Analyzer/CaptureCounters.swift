@@ -15,6 +15,11 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var dtlsPackets: Int64 = 0
   /// TURN ChannelData datagrams; their RTP/RTCP is unwrapped and counted as such too.
   public var turnChannelDataPackets: Int64 = 0
+  /// ICE Binding checks paired with their response (round trips, see `ingestSTUN`).
+  public var stunRoundTrips: Int64 = 0
+  /// DTLS alert records (close_notify at a hangup) and TURN allocations released: call ends.
+  public var dtlsAlerts: Int64 = 0
+  public var turnAllocationsReleased: Int64 = 0
   public var sipMessagesWithSDP: Int64 = 0
   public var nonIP: Int64 = 0
   public var otherTransport: Int64 = 0
@@ -48,6 +53,9 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     case stunPackets = "stun_packets"
     case dtlsPackets = "dtls_packets"
     case turnChannelDataPackets = "turn_channel_data_packets"
+    case stunRoundTrips = "stun_round_trips"
+    case dtlsAlerts = "dtls_alerts"
+    case turnAllocationsReleased = "turn_allocations_released"
     case sipMessagesWithSDP = "sip_sdp_messages"
     case nonIP = "non_ip"
     case otherTransport = "non_udp_ip"
@@ -73,6 +81,9 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     try container.encode(stunPackets, forKey: .stunPackets)
     try container.encode(dtlsPackets, forKey: .dtlsPackets)
     try container.encode(turnChannelDataPackets, forKey: .turnChannelDataPackets)
+    try container.encode(stunRoundTrips, forKey: .stunRoundTrips)
+    try container.encode(dtlsAlerts, forKey: .dtlsAlerts)
+    try container.encode(turnAllocationsReleased, forKey: .turnAllocationsReleased)
     try container.encode(sipMessagesWithSDP, forKey: .sipMessagesWithSDP)
     try container.encode(nonIP, forKey: .nonIP)
     try container.encode(otherTransport, forKey: .otherTransport)

@@ -1,7 +1,8 @@
 extension StreamAnalyzer {
   /// Forgets every stream silent since `cutoff` (no RTP, no RTCP from its sender): its slot
   /// and table entry are reused by new streams, so an agent that runs for months stays within
-  /// `maxStreams`; and every RTCP sender's cadence silent as long. Returns how many streams
+  /// `maxStreams`; and every RTCP sender's cadence, STUN round trip and end-of-call signal as
+  /// old. Returns how many streams
   /// were forgotten.
   @discardableResult
   public mutating func forget(silentSince cutoff: CaptureTime) -> Int {
@@ -24,6 +25,11 @@ extension StreamAnalyzer {
         bySSRC.removeAll { $0 == Int32(index) }
         streamsBySSRC[key.ssrc] = bySSRC.isEmpty ? nil : bySSRC
       }
+      let flow = FlowKey(source: key.source, destination: key.destination)
+      if var byFlow = streamsByFlow[flow] {
+        byFlow.removeAll { $0 == Int32(index) }
+        streamsByFlow[flow] = byFlow.isEmpty ? nil : byFlow
+      }
       streams[index].confirmation = nil
       freeIndices.append(index)
       freeSet.insert(index)
@@ -33,6 +39,14 @@ extension StreamAnalyzer {
     // stay for good.
     if rtcpCadenceByAddress.values.contains(where: { $0.last < cutoff }) {
       rtcpCadenceByAddress = rtcpCadenceByAddress.filter { $0.value.last >= cutoff }
+    }
+    if stunRoundTripByAddress.values.contains(where: { ($0.lastTime ?? cutoff) < cutoff }) {
+      stunRoundTripByAddress = stunRoundTripByAddress.filter {
+        ($0.value.lastTime ?? cutoff) >= cutoff
+      }
+    }
+    if sessionEndByAddress.values.contains(where: { $0.time < cutoff }) {
+      sessionEndByAddress = sessionEndByAddress.filter { $0.value.time >= cutoff }
     }
     return silent.count
   }

@@ -51,6 +51,9 @@ extension StreamAnalyzer {
     return StreamReport(
       key: key,
       confirmation: confirmation,
+      role: stream.role,
+      repairedSSRC: stream.role == .retransmission && stream.repair.repairedIndex >= 0
+        ? stream.repair.repairedSSRC : nil,
       direction: configuration.localNetworks.isEmpty
         ? nil
         : StreamDirection(

@@ -26,6 +26,8 @@ public struct StreamCounters: Sendable {
   public var windowMaxJitterSeconds: Double?
   public var clockRateHz: Int?
   public var isVideo: Bool
+  /// Media, or repairs of another stream (kept out of the peer's jitter and loss).
+  public var role: StreamRole
   public var feedback: ReceptionFeedback
 }
 
@@ -62,6 +64,7 @@ extension StreamAnalyzer {
       clockRateHz: hasClock ? Int(clock.rateHz) : nil,
       // Video by SDP media kind, or by the 90 kHz clock every RTP video format uses.
       isVideo: media?.kind == "video" || clock.rateHz == 90_000,
+      role: stream.role,
       feedback: details[index].feedback)
   }
 

@@ -33,6 +33,9 @@ public struct StreamAnalyzer: Sendable {
   var streamsBySSRC: [UInt32: [Int32]] = [:]
   /// Directed (source, destination) pairs that carry a validated stream.
   var confirmedFlows: Set<FlowKey> = []
+  /// Stream indices by directed (source, destination) pair: the siblings a new stream is
+  /// compared with to recognise retransmissions (`RepairCheck`).
+  var streamsByFlow: [FlowKey: [Int32]] = [:]
   /// SDP media by the endpoint that receives it.
   var signalledMedia: [Endpoint: SessionDescription.Media] = [:]
   /// Bumped whenever new SDP arrives, so streams re-resolve their payload clocks.
@@ -48,6 +51,11 @@ public struct StreamAnalyzer: Sendable {
   /// When and how often each address sends RTCP: liveness of a peer whose media is silent
   /// (on hold, muted). Forgotten with the streams (`forget(silentSince:)`).
   public internal(set) var rtcpCadenceByAddress: [IPAddress: RTCPCadence] = [:]
+  /// ICE Binding requests in flight, and the round trips they gave per address they went to.
+  var stunTransactions = STUNTransactions()
+  public internal(set) var stunRoundTripByAddress: [IPAddress: RoundTripStatistics] = [:]
+  /// The latest clear end-of-call signal (DTLS alert, TURN release) per address.
+  public internal(set) var sessionEndByAddress: [IPAddress: SessionEnd] = [:]
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
@@ -135,9 +143,12 @@ public struct StreamAnalyzer: Sendable {
       counters.stunPackets += 1
       if let inner = STUNIndication.applicationData(in: payload) {
         ingestRelayed(payload, inner: inner, datagram: datagram, at: time)
+      } else {
+        ingestSTUN(payload, datagram: datagram, at: time)
       }
     case .dtls:
       counters.dtlsPackets += 1
+      ingestDTLS(payload, datagram: datagram, at: time)
     case .zrtp:
       break
     case .unknown:
@@ -145,7 +156,8 @@ public struct StreamAnalyzer: Sendable {
     }
   }
 
-  /// RTP or RTCP relayed by TURN, keyed by the outer datagram's addresses as Wireshark does.
+  /// RTP, RTCP, ICE checks or DTLS relayed by TURN, keyed by the outer datagram's addresses as
+  /// Wireshark does.
   mutating func ingestRelayed(
     _ payload: UnsafeRawBufferPointer, inner: (offset: Int, length: Int), datagram: UDPDatagram,
     at time: CaptureTime
@@ -155,6 +167,8 @@ public struct StreamAnalyzer: Sendable {
     switch PayloadKind.classify(application) {
     case .rtp: ingestRTP(application, wireLength: inner.length, datagram: datagram, at: time)
     case .rtcp: ingestRTCP(application, datagram: datagram, at: time)
+    case .stun: ingestSTUN(application, datagram: datagram, at: time)
+    case .dtls: ingestDTLS(application, datagram: datagram, at: time)
     default: break
     }
   }
@@ -201,6 +215,7 @@ public struct StreamAnalyzer: Sendable {
         clockGeneration: generation)
     }
     if followUp.contains(.validated) { confirm(index, by: .sequence) }
+    if followUp.contains(.checkRole) { checkRole(index, timestamp: header.timestamp) }
     if followUp.contains(.inferClock) {
       inferClock(index, header: header, arrivalNanoseconds: arrival)
     }
@@ -233,6 +248,8 @@ public struct StreamAnalyzer: Sendable {
       table.insert(key, at: index, rehashing: live.map { ($0, current[$0].key) })
     }
     streamsBySSRC[key.ssrc, default: []].append(Int32(index))
+    streamsByFlow[FlowKey(source: key.source, destination: key.destination), default: []].append(
+      Int32(index))
     if signalledMedia[key.destination] != nil || signalledMedia[key.source] != nil {
       confirm(index, by: .sdp)
     }
@@ -260,6 +277,50 @@ public struct StreamAnalyzer: Sendable {
     if streams[index].currentClock.source == .sdp && streams[index].confirmation == nil {
       confirm(index, by: .sdp)
     }
+    if let format = signalledFormat(payloadType, key: streams[index].key) {
+      // SDP names the format: its role is known, no need to guess it from behaviour.
+      streams[index].role = StreamRole.signalled(encodingName: format.encodingName)
+      streams[index].repair.packetsChecked = RepairCheck.packetsToDecide
+    }
+  }
+
+  func signalledFormat(_ payloadType: UInt8, key: StreamKey) -> SessionDescription.PayloadFormat? {
+    (signalledMedia[key.destination] ?? signalledMedia[key.source])?.payloadFormats[payloadType]
+  }
+
+  /// One of a new stream's first packets against its siblings (see `RepairCheck`).
+  mutating func checkRole(_ index: Int, timestamp: UInt32) {
+    let key = streams[index].key
+    var check = streams[index].repair
+    check.packetsChecked += 1
+    var matched: Int32 = -1
+    var lag: Int64 = 0
+    if let siblings = streamsByFlow[FlowKey(source: key.source, destination: key.destination)] {
+      for sibling in siblings where Int(sibling) != index {
+        let other = Int(sibling)
+        guard streams[other].role == .media, streams[other].packets > 0 else { continue }
+        let rate = streams[other].reportedClock.rateHz
+        let window = RepairCheck.lookBackSeconds * (rate > 0 ? rate : RepairCheck.defaultClockHz)
+        let behind = RepairCheck.lag(of: timestamp, behind: streams[other].highestTimestamp)
+        if behind >= 0 && Double(behind) <= window {
+          matched = sibling
+          lag = behind
+          break
+        }
+      }
+    }
+    if matched < 0 || (check.repairedIndex >= 0 && check.repairedIndex != matched) {
+      check.packetsChecked = RepairCheck.packetsToDecide
+      check.repairedIndex = -1
+      streams[index].role = .media
+    } else {
+      check.repairedIndex = matched
+      if lag > 0 { check.sawOlderTimestamp = true }
+      check.repairedSSRC = streams[Int(matched)].key.ssrc
+      streams[index].role =
+        check.isDecided && !check.sawOlderTimestamp ? .media : .retransmission
+    }
+    streams[index].repair = check
   }
 
   /// Collects (arrival, timestamp) pairs of the stream's first unknown-rate payload type and
@@ -313,9 +374,7 @@ public struct StreamAnalyzer: Sendable {
   }
 
   func resolveClock(_ payloadType: UInt8, key: StreamKey) -> PayloadClock {
-    if let media = signalledMedia[key.destination] ?? signalledMedia[key.source],
-      let format = media.payloadFormats[payloadType]
-    {
+    if let format = signalledFormat(payloadType, key: key) {
       return PayloadClock(
         rateHz: Double(format.clockRateHz), source: .sdp,
         isEvent: format.encodingName.lowercased() == "telephone-event")

@@ -2,6 +2,9 @@
 public struct StreamReport: Sendable {
   public var key: StreamKey
   public var confirmation: StreamConfirmation
+  /// Media, or a stream that repairs another: `repairedSSRC` (when recognised by behaviour).
+  public var role: StreamRole
+  public var repairedSSRC: UInt32?
   /// tx/rx relative to the local networks given, when any were.
   public var direction: StreamDirection?
   public var payloadTypes: [Int]

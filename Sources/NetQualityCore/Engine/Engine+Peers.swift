@@ -13,8 +13,7 @@ extension Engine {
     // receive-only viewer without RTCP) is judged by our traffic to it instead.
     let fromPeer = [window.rxLastArrival, window.lastRTCP].compactMap { $0 }.max()
     let activity = fromPeer ?? window.txLastArrival ?? now
-    let endedAt =
-      window.rxStreams > 0 && window.rxStreamsEnded == window.rxStreams ? window.rxGoodbye : nil
+    let (endedAt, endReason) = Self.end(of: window, activity: activity, now: now)
     // A peer reached only through interfaces whose link is down is down since the last of
     // them went down.
     let linkDownSince = linkDownSince(window.interfaces)
@@ -34,7 +33,9 @@ extension Engine {
       if linkDownSince != nil && (transition == .interrupted || transition == .disconnected) {
         continue
       }
-      events.append(event(transition, peer: name, at: time))
+      var event = event(transition, peer: name, at: time)
+      if case .ended = transition { event.endReason = endReason }
+      events.append(event)
       if case .recovered = transition { record.recoveredAt = time }
     }
 
@@ -45,11 +46,17 @@ extension Engine {
     record.rxVideo.push(
       packets: window.rxVideo.packets, expected: window.rxVideo.expected, lost: window.rxVideo.lost,
       keep: model.scoringWindows)
+    // RTCP's round trip while fresh; failing that (SRTCP), the ICE checks'.
     var rtt: Double?
-    if let roundTrip = window.roundTrip,
-      now.seconds(since: roundTrip.time) <= model.feedbackStaleSeconds
-    {
-      rtt = roundTrip.milliseconds
+    var rttSource: RoundTripSource?
+    for (sample, source) in [
+      (window.roundTrip, RoundTripSource.rtcp), (window.stunRoundTrip, .stun),
+    ]
+    where rtt == nil {
+      if let sample, now.seconds(since: sample.time) <= model.feedbackStaleSeconds {
+        rtt = sample.milliseconds
+        rttSource = source
+      }
     }
     var rxRaw = QualityModel.Score(
       level: .unknown, rating: nil, meanOpinionScore: nil, oneWayDelayMilliseconds: nil,
@@ -116,11 +123,16 @@ extension Engine {
 
     let snapshot = PeerSnapshot(
       peer: name, state: state, stateSince: stateSince, rx: rx, tx: tx,
-      roundTripMilliseconds: rtt, rxPackets: window.rxAudio.packets + window.rxVideo.packets,
+      roundTripMilliseconds: rtt, roundTripSource: rttSource,
+      rxPackets: window.rxAudio.packets + window.rxVideo.packets,
       rxLost: max(0, window.rxAudio.lost + window.rxVideo.lost),
       rxBitsPerSecond: window.rxBitsPerSecond,
       txPackets: window.txPackets, rxPacketsTotal: window.rxPacketsTotal,
       rxLostTotal: window.rxLostTotal, txPacketsTotal: window.txPacketsTotal,
+      rxRetransmittedPackets: window.rxRetransmitted.window,
+      txRetransmittedPackets: window.txRetransmitted.window, rxFECPackets: window.rxFEC.window,
+      rxRetransmittedTotal: window.rxRetransmitted.total,
+      txRetransmittedTotal: window.txRetransmitted.total, rxFECTotal: window.rxFEC.total,
       streams: window.streams)
 
     let alertChanges: [Alert]
@@ -139,6 +151,31 @@ extension Engine {
           previousState: nil, alert: alert))
     }
     return (snapshot, events)
+  }
+
+  /// How long after a clear end-of-call signal the peer's last packets may still come (in
+  /// flight, or sent before its stack saw the other side's close): one tick.
+  static let endSignalGraceSeconds = 2.0
+
+  /// When and why the peer's call ended, if it did: every stream from it ended with an RTCP
+  /// BYE, or a DTLS alert or TURN release came with nothing from the peer more than
+  /// `endSignalGraceSeconds` after it (known once that much time has passed: the call ends
+  /// at the tick after, dated back to its last packet).
+  static func end(of window: PeerWindow, activity: CaptureTime, now: CaptureTime)
+    -> (CaptureTime?, SessionEnd.Reason?)
+  {
+    if window.rxStreams > 0 && window.rxStreamsEnded == window.rxStreams,
+      let goodbye = window.rxGoodbye
+    {
+      return (goodbye, .rtcpBye)
+    }
+    if let end = window.sessionEnd,
+      now >= end.time.advanced(bySeconds: endSignalGraceSeconds),
+      activity <= end.time.advanced(bySeconds: endSignalGraceSeconds)
+    {
+      return (max(end.time, activity), end.reason)
+    }
+    return (nil, nil)
   }
 
   /// When the last of `interfaces` went down, if every one of them is down now.

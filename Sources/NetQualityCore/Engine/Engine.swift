@@ -138,7 +138,8 @@ public struct Engine: Sendable {
       else { continue }
       windows.append(window)
       byPeer[configuration.peerName(peer), default: PeerWindow()].add(
-        window, counters: counters, rtcp: analyzer.rtcpCadenceByAddress[peer])
+        window, counters: counters, rtcp: analyzer.rtcpCadenceByAddress[peer],
+        stun: analyzer.stunRoundTripByAddress[peer], end: analyzer.sessionEndByAddress[peer])
     }
     var events: [EngineEvent] = []
     var snapshots: [PeerSnapshot] = []
@@ -233,7 +234,8 @@ public struct Engine: Sendable {
     streamTrackers[index] = tracker
     let roundTrip = counters.feedback.roundTrip.lastSeconds.map { $0 * 1000 }
     let window = StreamWindow(
-      key: counters.key, direction: direction, packets: counters.packets - before.packets,
+      key: counters.key, direction: direction, role: counters.role,
+      packets: counters.packets - before.packets,
       expected: expected, lost: lost, lostChange: lostChange,
       lossRatio: expected > 0 ? Double(lost) / Double(expected) : 0,
       duplicates: counters.duplicates - before.duplicates, late: counters.late - before.late,
@@ -269,21 +271,42 @@ struct PeerWindow {
   var rxPacketsTotal: Int64 = 0
   var rxLostTotal: Int64 = 0
   var txVideo = false
+  /// Repair packets (window, cumulative), kept out of the media figures.
+  var rxRetransmitted: (window: Int64, total: Int64) = (0, 0)
+  var txRetransmitted: (window: Int64, total: Int64) = (0, 0)
+  var rxFEC: (window: Int64, total: Int64) = (0, 0)
   /// Receiver reports about our streams to the peer: the latest of each.
   var txFeedback:
     [(time: CaptureTime, since: CaptureTime?, fractionLost: Double, jitterMilliseconds: Double?)] =
       []
   var roundTrip: (time: CaptureTime, milliseconds: Double)?
+  /// The newest ICE check round trip to the peer's addresses (for calls whose RTCP is SRTCP).
+  var stunRoundTrip: (time: CaptureTime, milliseconds: Double)?
+  /// The latest clear end-of-call signal (DTLS alert, TURN release) on the peer's addresses.
+  var sessionEnd: SessionEnd?
   var streams = 0
 
-  mutating func add(_ window: StreamWindow, counters: StreamCounters, rtcp: RTCPCadence?) {
+  mutating func add(
+    _ window: StreamWindow, counters: StreamCounters, rtcp: RTCPCadence?,
+    stun: RoundTripStatistics?, end: SessionEnd?
+  ) {
     streams += 1
+    if let seconds = stun?.lastSeconds, let time = stun?.lastTime,
+      stunRoundTrip.map({ time > $0.time }) ?? true
+    {
+      stunRoundTrip = (time, seconds * 1000)
+    }
+    if let end, sessionEnd.map({ end.time > $0.time }) ?? true { sessionEnd = end }
     if let rtcp {
       lastRTCP = max(lastRTCP ?? rtcp.last, rtcp.last)
       rtcpAllowanceSeconds = max(
         rtcpAllowanceSeconds ?? rtcp.allowanceSeconds, rtcp.allowanceSeconds)
     }
     interfaces.insert(counters.interface)
+    if counters.role != .media {
+      addRepair(window, counters: counters)
+      return
+    }
     switch window.direction {
     case .rx:
       rxStreams += 1
@@ -334,6 +357,29 @@ struct PeerWindow {
         }
         txFeedback.append((time, counters.feedback.previousReportTime, fraction, jitter))
       }
+    }
+  }
+}
+
+extension PeerWindow {
+  /// A repair stream: its packets count as repairs, its arrivals as the peer's activity; its
+  /// jitter (the age of what it repairs) and loss stay out of the peer's figures.
+  fileprivate mutating func addRepair(_ window: StreamWindow, counters: StreamCounters) {
+    switch (window.direction, counters.role) {
+    case (.rx, .fec):
+      rxFEC.window += window.packets
+      rxFEC.total += window.packetsTotal
+    case (.rx, _):
+      rxRetransmitted.window += window.packets
+      rxRetransmitted.total += window.packetsTotal
+    default:
+      txRetransmitted.window += window.packets
+      txRetransmitted.total += window.packetsTotal
+    }
+    if window.direction == .rx {
+      rxLastArrival = max(rxLastArrival ?? counters.lastArrival, counters.lastArrival)
+    } else {
+      txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)
     }
   }
 }

@@ -22,4 +22,6 @@ public struct EngineEvent: Sendable, Equatable {
   /// For recovered: the state it recovered from.
   public var previousState: ConnectionState?
   public var alert: Alert?
+  /// For ended: the signal that ended the call.
+  public var endReason: SessionEnd.Reason? = nil
 }

@@ -28,6 +28,8 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var rx: DirectionSnapshot
   public var tx: DirectionSnapshot
   public var roundTripMilliseconds: Double?
+  /// Where the round trip comes from: RTCP reports, or ICE checks when RTCP is encrypted.
+  public var roundTripSource: RoundTripSource?
   /// Window figures of the streams from the peer.
   public var rxPackets: Int64
   public var rxLost: Int64
@@ -37,13 +39,32 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var rxPacketsTotal: Int64
   public var rxLostTotal: Int64
   public var txPacketsTotal: Int64
+  /// Repair packets in the window, outside the figures above (see `StreamRole`): RFC 4588
+  /// retransmissions from the peer and to it, and FEC packets from it.
+  public var rxRetransmittedPackets: Int64
+  public var txRetransmittedPackets: Int64
+  public var rxFECPackets: Int64
+  /// Cumulative repair packets, like the totals above.
+  public var rxRetransmittedTotal: Int64
+  public var txRetransmittedTotal: Int64
+  public var rxFECTotal: Int64
   public var streams: Int
+}
+
+/// What measured a peer's round trip.
+public enum RoundTripSource: String, Sendable, Equatable {
+  /// RFC 3550 section 6.4.1: the peer's receiver reports about our streams (LSR/DLSR).
+  case rtcp
+  /// ICE connectivity or consent checks (RFC 8445, RFC 7675): a Binding request to the peer
+  /// and its response, paired by transaction ID.
+  case stun
 }
 
 /// The per-window figures of one stream.
 public struct StreamWindow: Sendable, Equatable {
   public var key: StreamKey
   public var direction: StreamDirection
+  public var role: StreamRole
   public var packets: Int64
   public var expected: Int64
   public var lost: Int64

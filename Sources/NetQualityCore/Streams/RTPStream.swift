@@ -27,6 +27,11 @@ struct RTPStream {
   var clockGeneration = -1
   var jitter = JitterEstimator()
   var sequence = SequenceTracker()
+  /// The highest RTP timestamp so far (modulo 2^32), for recognising streams that repeat it.
+  var highestTimestamp: UInt32 = 0
+  /// Media, or a stream that repairs another (decided over the first packets: `RepairCheck`).
+  var role = StreamRole.media
+  var repair = RepairCheck()
 
   // Cold: touched on the first packet, after a silence, or by reports.
 
@@ -70,6 +75,8 @@ struct RTPStream {
     /// The payload type (or the SDP seen) changed: resolve its clock and record again. Nothing
     /// was recorded.
     static let resolveClock = FollowUp(rawValue: 4)
+    /// The stream's role is still being decided: compare the packet with its siblings.
+    static let checkRole = FollowUp(rawValue: 8)
   }
 
   /// Counters, sequence accounting and jitter for one packet. When the payload type's clock is
@@ -83,6 +90,7 @@ struct RTPStream {
       return .resolveClock
     }
     var followUp: FollowUp = []
+    if !repair.isDecided { followUp.insert(.checkRole) }
     let outcome = recordArrival(
       header, arrivalNanoseconds: arrivalNanoseconds, wireBytes: frameBytes, truncated: truncated)
     if confirmation == nil && sequence.isValidated { followUp.insert(.validated) }
@@ -94,8 +102,11 @@ struct RTPStream {
     case .restart:
       // The restart's packets carry a new timestamp base: transit starts over from here.
       jitter.resynchronise()
+      highestTimestamp = header.timestamp
     case .inOrder, .late, .duplicate:
-      break
+      if packets == 1 || RepairCheck.lag(of: header.timestamp, behind: highestTimestamp) < 0 {
+        highestTimestamp = header.timestamp
+      }
     }
     let comfortNoise = StaticPayloadTypes.isComfortNoise(header.payloadType)
     defer { previousWasComfortNoise = comfortNoise }
