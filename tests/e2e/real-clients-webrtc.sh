@@ -13,17 +13,21 @@
 # Phases: a clean call; random loss on A's egress (nftables netdev egress, so the capture at T
 # never sees the dropped packets: B NACKs and A answers with RTX); a 15 s blackout of A's leg both
 # ways, then recovery; a normal hang-up (A, then B: pc.close(), DTLS close_notify, TURN Refresh
-# with lifetime 0), watched for 15 s more (past the agent's 12 s disconnect mark).
+# with lifetime 0), watched for 16 s more (past the agent's 12 s disconnect mark and a tick).
 #
 # Truth, never a configured percentage: named nftables counters on A's egress count every
 # packet A sends to T ("sent") and every one a drop rule takes ("dropped"), and the same per
 # RTP payload type inside ChannelData ("sent_PT", "dropped_PT"); the peers write their own
 # getStats() (tests/e2e/webrtc_peer.py); the delay is configured; tshark times each STUN
-# transaction. Checked: the agent finds the audio, video and RTX streams inside ChannelData;
-# A's streams lose exactly what nftables dropped (live API and `analyze`); the peer's rx jitter
-# stays within 5 ms of its audio/video streams' own while RTX flows; no quality alert after the
-# blackout recovered; after the hang-up both peers are `ended` and no `peer_disconnected`
-# fires; A's round trip is 2 × delay + the baseline of B's leg. It prints a truth-vs-agent
+# transaction. Checked: the agent finds the audio, video and RTX streams inside ChannelData
+# and tells the RTX streams for retransmissions (no SDP here: by behaviour); A's streams lose
+# exactly what nftables dropped (live API and `analyze`), and peer A's totals count the media
+# drops as lost and the RTX that got through as retransmitted; B's streams arrive as B counted
+# them; the peer's rx jitter stays within 5 ms of its audio/video streams' own while RTX flows;
+# A is disconnected 12 s into the blackout and no quality alert follows the recovery; after the
+# hang-up both peers are `ended` (by a DTLS alert or TURN release) and no `peer_disconnected`
+# fires; each leg's round trip, from STUN (SRTCP hides RTCP's), is 2 × its delay + the answer
+# time tshark measures on B's undelayed leg. It prints a truth-vs-agent
 # table and an inventory of the STUN/TURN/DTLS messages on each leg (hang-up included): the
 # checks and the report are tests/e2e/webrtc_check.py, run over the work directory.
 #

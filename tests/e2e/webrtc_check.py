@@ -306,6 +306,32 @@ for kind in ("audio", "video", "rtx"):
     row(f"A->T {kind} lost (packets)", dropped, show(live_lost), show(off and off["lost"]))
     row(f"A->T {kind} sent / expected", sent, show(live and live["packets_total"] + live["lost_total"]), show(off and off["expected"]))
 
+# The RTX streams are repairs, not media (no SDP in this capture: recognised by behaviour), and
+# the peer's figures count media only: its loss is the audio and video drops, its
+# retransmissions the RTX packets that got through.
+for role in "ab":
+    ssrc = own[role].get("rtx")
+    if not stats[role]["counts"]["rtx_sent"]:
+        continue
+    live = last_stream.get((ADDR[role], relay, ssrc), {})
+    off = offline.get((ADDR[role], relay, ssrc), {})
+    check(live.get("role") == "retransmission" and off.get("role") == "retransmission",
+          f"{role.upper()}'s RTX stream {ssrc} has role retransmission (live {live.get('role', 'absent')}, analyze {off.get('role', 'absent')}, repairs {off.get('repairs', 'absent')})")
+    row(f"{role.upper()}->T RTX stream role", "retransmission", live.get("role", "absent"), off.get("role", "absent"))
+last_peer = {}
+for moment in sorted(peers_at):
+    for address, peer in peers_at[moment].items():
+        last_peer[address] = peer
+peer_a = last_peer.get(addr_a, {})
+media_dropped = counters.get(f"dropped_{pt_audio}", 0) + counters.get(f"dropped_{pt_video}", 0)
+rtx_through = counters.get(f"sent_{pt_rtx}", 0) - counters.get(f"dropped_{pt_rtx}", 0)
+check(peer_a.get("rx_lost_total") == media_dropped,
+      f"peer A rx_lost_total {show(peer_a.get('rx_lost_total'))} = audio + video dropped {media_dropped} (RTX drops apart)")
+check(peer_a.get("rx_retransmitted_total") == rtx_through,
+      f"peer A rx_retransmitted_total {show(peer_a.get('rx_retransmitted_total'))} = RTX sent - dropped {rtx_through}")
+row("peer A rx lost total (audio+video dropped)", media_dropped, show(peer_a.get("rx_lost_total")))
+row("peer A rx retransmitted total (RTX through)", rtx_through, show(peer_a.get("rx_retransmitted_total")))
+
 # B -> T: nothing dropped on B's leg; B's own count of what it sent.
 b_sent = {e["kind"]: e["packetsSent"] for e in stats["b"]["stats"].values() if e["type"] == "outbound-rtp"}
 b_sent["rtx"] = stats["b"]["counts"]["rtx_sent"]
@@ -401,6 +427,21 @@ for role in "ab":
     check(not disconnect_alerts, f"no peer_disconnected for {role.upper()} after the hang-up ({[a['summary'] for a in disconnect_alerts]})")
     row(f"{role.upper()} state {phases['end'] - hangup:.0f} s after hang-up", "ended", show(final))
     row(f"{role.upper()} peer_disconnected alerts after hang-up", 0, len(disconnect_alerts))
+# The ended event and its reason: the dashboard file has the agent's events with reasons.
+ended_lines = [line.strip() for line in open(f"{work}/dashboard.txt") if "** ended" in line]
+for role in "ab":
+    reasons = [m.group(1) for line in ended_lines if f" {ADDR[role]} " in line
+               for m in [re.search(r"\*\* ended \((\w+)\)", line)] if m]
+    if any(f" {ADDR[role]} " in line for line in ended_lines):
+        check(reasons and set(reasons) <= {"dtls_alert", "turn_allocation_released"},
+              f"{role.upper()} ended by {reasons} (the signals in the clear: DTLS alert, TURN release)")
+    row(f"{role.upper()} ended reason (dashboard)", "dtls_alert|turn_allocation_released", ", ".join(reasons) or "absent")
+# The offline timeline of the same capture (reported, not checked: the file has no packet after
+# the hang-up, so nothing shows the 2 s without traffic the ended rule waits for).
+ticks = [json.loads(line) for line in open(f"{work}/timeline.jsonl") if '"type":"tick"' in line]
+final_offline = {p["peer"]: p["state"] for p in ticks[-1]["peers"]} if ticks else {}
+for role in "ab":
+    row(f"{role.upper()} state at the end of analyze --timeline", "ended", final_offline.get(ADDR[role], "absent"))
 row("DTLS alert records (content type 21) at hang-up", "-", ", ".join(f"{k}: {v}" for k, v in sorted(dtls_alerts.items())) or "none")
 
 # --- round trip: A's leg is 2 x the delay plus the answer time (B's leg, without delay) ------------
@@ -415,7 +456,13 @@ for role, extra, measured in (("a", 2 * delay_ms, rtt_leg_a), ("b", 0.0, rtt_leg
               f"tshark stun.time on A's leg, median {show(median(measured), 2)} ms = 2 x {delay_ms:g} + baseline {show(baseline, 2)} ms (± 5)")
     check(agent is not None and truth is not None and abs(agent - truth) <= 10,
           f"{role.upper()}: agent round trip median {show(agent, 2)} ms = {show(truth, 2)} ms (± 10)")
+    sources = sorted({peers_at[m][ADDR[role]].get("rtt_source") or "absent" for m in peers_at
+                      if ADDR[role] in peers_at[m] and connected < m < hangup})
+    check(sources == ["stun"] or (sources == ["absent", "stun"]),
+          f"{role.upper()}: rtt_source {sources} (stun: SRTCP hides the RTCP round trip)")
     row(f"{role.upper()} leg round trip (ms)", show(truth, 2), show(agent, 2), f"tshark {show(median(measured), 2)}")
+    if values:
+        row(f"{role.upper()} leg round trip min..max (ms)", "-", f"{min(values):.2f}..{max(values):.2f}")
 rtt_ab = [e["roundTripTime"] * 1000 for e in stats["a"]["stats"].values() if e["type"] == "remote-inbound-rtp" and e.get("roundTripTime")]
 ping = open(f"{work}/ping_a").read().strip()
 row("A<->B round trip via relay (A's getStats RTCP, ms)", show(median(rtt_ab), 2), "absent (SRTCP)")
