@@ -137,7 +137,7 @@ pts=$(seq 96 127)
   echo "add rule netdev nqloss lossy_in drop"
 } | in_ns "$ns_a" nft -f -
 
-set_phase() {  # clean | loss | blackout
+set_phase() {  # clean | loss | loss_media (loss, but RTX spared) | blackout
   {
     echo "flush chain netdev nqloss egress"
     echo "flush chain netdev nqloss ingress"
@@ -147,6 +147,9 @@ set_phase() {  # clean | loss | blackout
     done
     echo "add rule netdev nqloss ingress ip saddr $relay udp sport 3478 counter name \"in\""
     case $1 in
+      loss_media)
+        echo "add rule netdev nqloss egress udp dport 3478 @th,64,4 4 @th,96,2 2 @th,105,7 $rtx_pt accept"
+        echo "add rule netdev nqloss egress ip daddr $relay udp dport 3478 numgen random mod 100 < $loss jump lossy" ;;
       loss) echo "add rule netdev nqloss egress ip daddr $relay udp dport 3478 numgen random mod 100 < $loss jump lossy" ;;
       blackout)
         echo "add rule netdev nqloss egress ip daddr $relay jump lossy"
@@ -222,10 +225,25 @@ connected() { grep -q '"connection_state": "connected"' "$work/a.stats.json" "$w
 wait_until 40 "both peers to connect through the relay" connected \
   || { tail -20 "$work/a.log" "$work/b.log"; exit 1; }
 phase connected
+# VP8's RTX payload type, from the answer: the loss phase spares RTX until A's first
+# retransmission has passed, so the agent sees the RTX stream's first sequence number and its
+# loss can be exact (a drop before the first packet of a stream is invisible to anyone).
+rtx_pt=$("$python" -c '
+import json, re, sys
+sdp = json.load(open(sys.argv[1]))["sdp"]
+vp8 = re.search(r"^a=rtpmap:(\d+) VP8/", sdp, re.M).group(1)
+print(re.search(r"^a=fmtp:(\d+) apt=" + vp8 + r"\s*$", sdp, re.M).group(1))' "$work/signal/answer.json")
+counted() { in_ns "$ns_a" nft -j list counter netdev nqloss "$1" | "$python" -c '
+import json, sys
+print([e["counter"]["packets"] for e in json.load(sys.stdin)["nftables"] if "counter" in e][0])'; }
+first_rtx_passed() { [ "$(counted "sent_$rtx_pt")" -gt 0 ]; }
 sleep 15  # each phase's length is the experiment itself, not a wait for an event
-set_phase loss
+set_phase loss_media
 phase loss
-sleep 15
+loss_started=$(date +%s.%N)
+wait_until 10 "A's first retransmission (RTX PT $rtx_pt)" first_rtx_passed >>"$work/harness-failures" || true
+set_phase loss
+sleep "$(python3 -c "import sys; print(max(0.0, 15 - (float(sys.argv[2]) - float(sys.argv[1]))))" "$loss_started" "$(date +%s.%N)")"
 set_phase clean
 phase loss_end
 sleep 3
@@ -237,10 +255,10 @@ phase restore
 sleep 12
 phase hangup
 touch "$work/stop-a"
-wait_exit 20 "$pid_a" || echo "FAIL peer A did not hang up within 20 s" | tee -a "$work/hangup-failures"
+wait_exit 20 "$pid_a" || echo "FAIL peer A did not hang up within 20 s" | tee -a "$work/harness-failures"
 phase a_closed
 touch "$work/stop-b"
-wait_exit 20 "$pid_b" || echo "FAIL peer B did not hang up within 20 s" | tee -a "$work/hangup-failures"
+wait_exit 20 "$pid_b" || echo "FAIL peer B did not hang up within 20 s" | tee -a "$work/harness-failures"
 phase b_closed
 sleep 16  # past the agent's 12 s disconnect mark and its next tick: an ended call must not turn disconnected
 phase end

@@ -63,7 +63,7 @@ answer_sdp = json.load(open(f"{work}/signal/answer.json"))["sdp"]
 analysis = json.load(open(f"{work}/analyze.json"))
 
 try:
-    for line in open(f"{work}/hangup-failures"):
+    for line in open(f"{work}/harness-failures"):
         check(False, line.strip().removeprefix("FAIL "))
 except FileNotFoundError:
     pass
