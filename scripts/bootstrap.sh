@@ -27,5 +27,7 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo=sudo
 fi
 echo "netquality: installing ${missing[*]} with apt-get" >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+$sudo apt-get update -qq -o DPkg::Lock::Timeout=300
+# Another apt (unattended upgrades, a parallel job) may hold the dpkg lock: wait for it, bounded.
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+  -o DPkg::Lock::Timeout=300 "${missing[@]}" >/dev/null

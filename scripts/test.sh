@@ -23,6 +23,8 @@ stages=(
   "e2e-agent-prometheus|300|tests/e2e/agent-prometheus.sh"
   "e2e-http-limits|300|tests/e2e/http-limits.sh"
   "e2e-top-tmux|180|tests/e2e/top-tmux.sh"
+  "e2e-real-clients-sip|420|tests/e2e/real-clients-sip.sh"
+  "e2e-real-clients-webrtc|360|tests/e2e/real-clients-webrtc.sh"
   "fuzz|600|scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
 )
 

@@ -50,6 +50,8 @@ public final class TickService: Service, Sendable {
     }
     for event in result.events {
       var metadata: Logger.Metadata = ["peer": "\(event.peer)", "event": "\(event.kind.rawValue)"]
+      if let reason = event.endReason { metadata["reason"] = "\(reason.rawValue)" }
+      if let previous = event.previousState { metadata["from"] = "\(previous.rawValue)" }
       if let alert = event.alert {
         metadata["alert"] = "\(alert.rule)"
         logger.warning("\(alert.summary)", metadata: metadata)

@@ -128,6 +128,45 @@ final class EncryptedCallTests: XCTestCase {
     }
   }
 
+  /// A capture that stops within the grace after the hangup: nothing can follow the end of
+  /// the input, so the replay's last tick says ended.
+  func testAReplayEndingJustAfterTheHangupEndsTheCall() throws {
+    var frames: [(Double, [UInt8])] = []
+    for index in 0..<500 {
+      let rtp = PacketBuilder.rtp(
+        payloadType: 111, sequenceNumber: UInt16(index), timestamp: UInt32(index * 960),
+        ssrc: 0xAAAA)
+      frames.append(
+        (Double(index) * 0.02, frame(rtp, from: Scenario.remote, to: Scenario.local, relayed: true))
+      )
+    }
+    frames.append(
+      (10.0, frame(Self.dtlsAlert, from: Scenario.remote, to: Scenario.local, relayed: true)))
+    frames.append(
+      (
+        10.5,
+        frame(
+          Self.stun(type: 0x0001, transaction: 7), from: Scenario.local, to: Scenario.remote,
+          relayed: true)
+      ))
+    var configuration = EngineConfiguration()
+    configuration.localNetworks = [NetworkPrefix("192.0.2.0/24")].compactMap { $0 }
+    var engine = Engine(configuration: configuration)
+    var schedule = TickSchedule(intervalSeconds: 2)
+    var ticks: [Engine.TickResult] = []
+    for (time, bytes) in frames {
+      bytes.withUnsafeBytes {
+        engine.replay(
+          frame: $0, originalLength: $0.count, linkType: .ethernet, at: Scenario.time(time),
+          schedule: &schedule, onTick: { ticks.append($0) }, onSkip: { _ in })
+      }
+    }
+    XCTAssertNotEqual(ticks.last?.snapshot.peers.first?.state, .ended, "not before the end")
+    engine.finishReplay(schedule: &schedule) { ticks.append($0) }
+    XCTAssertEqual(ticks.last?.snapshot.peers.first?.state, .ended)
+    XCTAssertEqual(ticks.last?.events.first { $0.kind == .ended }?.endReason, .dtlsAlert)
+  }
+
   func testATURNReleaseEndsTheCall() throws {
     var scenario = Scenario()
     encryptedCall(&scenario, seconds: 10, roundTrip: 0.05, relayed: true)

@@ -436,11 +436,13 @@ for role in "ab":
         check(reasons and set(reasons) <= {"dtls_alert", "turn_allocation_released"},
               f"{role.upper()} ended by {reasons} (the signals in the clear: DTLS alert, TURN release)")
     row(f"{role.upper()} ended reason (dashboard)", "dtls_alert|turn_allocation_released", ", ".join(reasons) or "absent")
-# The offline timeline of the same capture (reported, not checked: the file has no packet after
-# the hang-up, so nothing shows the 2 s without traffic the ended rule waits for).
+# The offline timeline of the same capture: the file has no packet after the hang-up, and the
+# end of the input ends a call whose end was signalled (nothing can follow it).
 ticks = [json.loads(line) for line in open(f"{work}/timeline.jsonl") if '"type":"tick"' in line]
 final_offline = {p["peer"]: p["state"] for p in ticks[-1]["peers"]} if ticks else {}
 for role in "ab":
+    check(final_offline.get(ADDR[role]) == "ended",
+          f"{role.upper()} ended at the end of analyze --timeline ({final_offline.get(ADDR[role], 'absent')})")
     row(f"{role.upper()} state at the end of analyze --timeline", "ended", final_offline.get(ADDR[role], "absent"))
 row("DTLS alert records (content type 21) at hang-up", "-", ", ".join(f"{k}: {v}" for k, v in sorted(dtls_alerts.items())) or "none")
 

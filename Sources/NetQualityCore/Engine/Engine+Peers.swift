@@ -13,7 +13,8 @@ extension Engine {
     // receive-only viewer without RTCP) is judged by our traffic to it instead.
     let fromPeer = [window.rxLastArrival, window.lastRTCP].compactMap { $0 }.max()
     let activity = fromPeer ?? window.txLastArrival ?? now
-    let (endedAt, endReason) = Self.end(of: window, activity: activity, now: now)
+    let (endedAt, endReason) = Self.end(
+      of: window, activity: activity, now: now, inputEnded: inputEnded)
     // A peer reached only through interfaces whose link is down is down since the last of
     // them went down.
     let linkDownSince = linkDownSince(window.interfaces)
@@ -160,17 +161,17 @@ extension Engine {
   /// When and why the peer's call ended, if it did: every stream from it ended with an RTCP
   /// BYE, or a DTLS alert or TURN release came with nothing from the peer more than
   /// `endSignalGraceSeconds` after it (known once that much time has passed: the call ends
-  /// at the tick after, dated back to its last packet).
-  static func end(of window: PeerWindow, activity: CaptureTime, now: CaptureTime)
-    -> (CaptureTime?, SessionEnd.Reason?)
-  {
+  /// at the tick after, dated back to its last packet; at once when the input ended).
+  static func end(
+    of window: PeerWindow, activity: CaptureTime, now: CaptureTime, inputEnded: Bool = false
+  ) -> (CaptureTime?, SessionEnd.Reason?) {
     if window.rxStreams > 0 && window.rxStreamsEnded == window.rxStreams,
       let goodbye = window.rxGoodbye
     {
       return (goodbye, .rtcpBye)
     }
     if let end = window.sessionEnd,
-      now >= end.time.advanced(bySeconds: endSignalGraceSeconds),
+      inputEnded || now >= end.time.advanced(bySeconds: endSignalGraceSeconds),
       activity <= end.time.advanced(bySeconds: endSignalGraceSeconds)
     {
       return (max(end.time, activity), end.reason)

@@ -20,8 +20,11 @@ extension Engine {
     ingest(frame: frame, originalLength: originalLength, linkType: linkType, atCorrected: time)
   }
 
-  /// The tick that closes the last, partial window of a replay.
+  /// The tick that closes the last, partial window of a replay. Nothing can follow the end of
+  /// the input, so a call whose end was signalled in the clear (a DTLS alert, a TURN release)
+  /// with nothing after it has ended, without waiting for the grace the live agent waits.
   public mutating func finishReplay(schedule: inout TickSchedule, onTick: (TickResult) -> Void) {
+    inputEnded = true
     if let last = schedule.final() { onTick(tick(at: last)) }
   }
 }

@@ -13,6 +13,8 @@ public struct Engine: Sendable {
   var previousTick: CaptureTime?
   /// Capture interfaces whose link is down, since when.
   var linksDown: [UInt8: CaptureTime] = [:]
+  /// The replay reached the end of its input (see `finishReplay`).
+  var inputEnded = false
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     self.configuration = configuration
