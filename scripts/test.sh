@@ -18,7 +18,7 @@ stages=(
   "build|1200|swift build --build-tests"
   "unit-tests|900|swift test --disable-swift-testing"
   "lint|300|make --no-print-directory lint"
-  "allocations|1200|scripts/check-allocations.sh"
+  "allocations|600|scripts/check-allocations.sh"
   "e2e-real-traffic|600|tests/e2e/real-traffic.sh"
   "e2e-agent-prometheus|300|tests/e2e/agent-prometheus.sh"
   "e2e-http-limits|300|tests/e2e/http-limits.sh"

@@ -12,10 +12,20 @@ import NetQualityCore
 /// `scripts/bench.sh`).
 ///
 ///     netquality-engine-bench FILE [ROUNDS]
+///     netquality-engine-bench --feed FILE
+///
+/// `--feed` streams the file through the analyser once, as `netquality analyze` does (libpcap
+/// reading, the per-packet path, the report), and prints the report's stream and packet counts:
+/// the allocation check (scripts/check-allocations.sh) counts its heap allocations, in a release
+/// build of this small target instead of the whole agent's.
 @main
 struct EngineBenchmark {
   static func main() {
     let arguments = CommandLine.arguments
+    if arguments.count == 3 && arguments[1] == "--feed" {
+      feedOnce(arguments[2])
+      return
+    }
     guard arguments.count >= 2, arguments.count <= 3 else {
       printError("usage: netquality-engine-bench FILE [ROUNDS]")
       exit(2)
@@ -51,6 +61,21 @@ struct EngineBenchmark {
       "\(capture.frameCount) packets, \(streams) streams, \(rounds) rounds: "
         + "best \(format(best)) ns/packet, median \(format(median)) ns/packet "
         + "(\(format(1e3 / best)) M packets/s)")
+  }
+
+  static func feedOnce(_ path: String) {
+    do {
+      let reader = try PcapFileReader(path: path)
+      var analyzer = StreamAnalyzer()
+      if case .stoppedEarly(let reason) = reader.feed(&analyzer) {
+        printError("\(path): reading stopped early: \(reason)")
+      }
+      let report = analyzer.report()
+      print("\(report.streams.count) streams, \(report.capture.rtpPackets) RTP packets")
+    } catch {
+      printError("\(error)")
+      exit(1)
+    }
   }
 
   static func format(_ value: Double) -> String { String(format: "%.1f", value) }
