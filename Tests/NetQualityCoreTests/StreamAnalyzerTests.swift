@@ -332,7 +332,7 @@ final class StreamTimingResyncTests: XCTestCase {
     let reference = try XCTUnwrap(analyse().stream(9))
     // After the last packet (sequence 1,463 since the wrap), a copy of the first one
     // (64,000, 2,999 behind) arrives a minute late.
-    var analyzer = analyse(extra: [(64_000, 0, 2999 * 20 + 5)], at: 2999)
+    let analyzer = analyse(extra: [(64_000, 0, 2999 * 20 + 5)], at: 2999)
     let stream = try XCTUnwrap(analyzer.stream(9))
     XCTAssertEqual(stream.lost, reference.lost)
     XCTAssertEqual(stream.expected, reference.expected)
