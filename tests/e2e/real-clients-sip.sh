@@ -417,17 +417,20 @@ for name, one_way in (("a", 0), ("b", 50), ("c", 150)):
     check(ok, f"phase {name}: the bridge gives ping {fmt(pings[name], 2)} ms = {expected:.1f} ms +/- 2 (truth sane)")
 
 # -- MOS and R: lower at 150 ms than at 0 ms, as the documented model says for the truth.
-def last_tick_values(name):
-    # The last poll of the phase whose tick knew the round trip (the first RTCP round trip comes
-    # about 10 s into the call: both sides send their first SR at the same instant).
+def last_tick_values(name, need_rtt):
+    # The last poll of the phase with a MOS; at 150 ms, one whose tick knew the round trip (the
+    # first RTCP round trip comes about 10 s into the call: both sides send their first SR at the
+    # same instant, so phase a may have none, and without one the model assumes no delay, which
+    # is phase a's truth).
     start, end = span(name)
-    entries = [p for t, p, _ in polls_in(start, end) if p and p.get("mos") is not None and p.get("rtt_ms") is not None]
+    entries = [p for t, p, _ in polls_in(start, end)
+               if p and p.get("mos") is not None and (p.get("rtt_ms") is not None or not need_rtt)]
     if not entries:
         return None, None
     p = entries[-1]
     return p["mos"], p["rx"].get("r_factor")
-mos_a, r_a = last_tick_values("a")
-mos_c, r_c = last_tick_values("c")
+mos_a, r_a = last_tick_values("a", need_rtt=False)
+mos_c, r_c = last_tick_values("c", need_rtt=True)
 model_a = rating(0.0, 0.0, baseline or 0.0, False)
 model_c = rating(0.0, 0.0, (baseline or 0.0) + 300, False)
 ok = None not in (mos_a, mos_c, r_a, r_c) and mos_c < mos_a and r_c < r_a

@@ -7,6 +7,9 @@
 struct SenderReportHistory {
   /// Enough for several report intervals even when SRs come every second.
   static let capacity = 8
+  /// How far below 0 a round trip may come out and still count as 0: one millisecond tick of
+  /// the receiver's clock plus a DLSR unit.
+  static let negativeToleranceSeconds = 0.001 + 1.0 / 65536
 
   private var compactNTP = InlineArray<8, UInt32>(repeating: 0)
   private var arrivals = InlineArray<8, Int64>(repeating: 0)
@@ -34,8 +37,11 @@ struct SenderReportHistory {
     guard lastSR != 0, let sent = arrival(ofLastSR: lastSR) else { return nil }
     // DLSR is in units of 1/65536 s (RFC 3550 section 6.4.1).
     let seconds = Double(arrivalNanoseconds - sent) * 1e-9 - Double(delaySinceLastSR) / 65536
-    // Up to one DLSR unit of rounding may make a near-zero round trip slightly negative.
-    guard seconds > -2.0 / 65536 else { return nil }
+    // A near-zero round trip comes out slightly negative when the receiver's DLSR is rounded
+    // up: by a unit of 1/65536 s, or by its own clock's millisecond (baresip times DLSR with a
+    // millisecond timer: -0.3 ms at 0 ms of delay in the e2e SIP run). Such a sample says "about
+    // 0"; anything more negative pairs the wrong SR and is dropped.
+    guard seconds >= -Self.negativeToleranceSeconds else { return nil }
     return max(0, seconds)
   }
 }
