@@ -22,8 +22,8 @@ final class BinaryProcess {
     let name = UUID().uuidString
     standardOutputURL = directory.appendingPathComponent("\(name).out")
     standardErrorURL = directory.appendingPathComponent("\(name).err")
-    FileManager.default.createFile(atPath: standardOutputURL.path, contents: nil)
-    FileManager.default.createFile(atPath: standardErrorURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: standardOutputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: standardErrorURL.path, contents: nil)
     if let first = launcher.first {
       process.executableURL = URL(fileURLWithPath: first)
       process.arguments = Array(launcher.dropFirst()) + [binary.path] + arguments

@@ -41,7 +41,7 @@ struct Scenario {
     advance(to: Self.time(seconds).nanosecondsSinceEpoch)
   }
 
-  private mutating func advance(to nanoseconds: Int64) {
+  mutating func advance(to nanoseconds: Int64) {
     let interval = Int64(engine.configuration.tickIntervalSeconds * 1e9)
     while nextTick <= nanoseconds {
       ticks.append(engine.tick(at: CaptureTime(nanosecondsSinceEpoch: nextTick)))

@@ -51,7 +51,9 @@ public struct ConnectionTracker: Sendable, Equatable {
   /// alive, `resumedAt` the first of it after the latest silence (when known); `endedAt` the BYE
   /// time, when one came after that traffic; `control` its RTCP apart from its media, when it
   /// sends any. Returns the transitions, each with the moment it happened (a threshold crossing
-  /// lies between two ticks).
+  /// lies between two ticks). `heardFrom` false: nothing has come from the other end yet (a
+  /// probe target that never answered), so it is not connected until something does; the
+  /// silence marks still count from `lastActivity`.
   ///
   /// With RTCP whose cadence is known, the interruption waits for the report that is due: it
   /// comes at the later of the media's silence reaching the interruption interval and the RTCP's
@@ -61,7 +63,8 @@ public struct ConnectionTracker: Sendable, Equatable {
   /// disconnect.
   public mutating func advance(
     to now: CaptureTime, lastActivity activity: CaptureTime, resumedAt: CaptureTime? = nil,
-    endedAt: CaptureTime?, control: Control? = nil, timers: ConnectionTimers
+    endedAt: CaptureTime?, control: Control? = nil, heardFrom: Bool = true,
+    timers: ConnectionTimers
   ) -> [(Transition, CaptureTime)] {
     var transitions: [(Transition, CaptureTime)] = []
     let resumed = activity > lastActivity
@@ -81,7 +84,7 @@ public struct ConnectionTracker: Sendable, Equatable {
     }
     switch state {
     case .connecting, .ended:
-      if resumed || state == .connecting {
+      if resumed || (state == .connecting && heardFrom) {
         let previous = state
         state = .connected
         since = previous == .connecting ? since : lastActivity

@@ -10,6 +10,8 @@ public struct Engine: Sendable {
   var peers: [String: PeerRecord] = [:]
   var baselines: [StreamBaseline] = []
   var streamTrackers: [ConnectionTracker?] = []
+  /// Probe sessions by reflector (see `record(probe:)`).
+  var probeSessions: [Endpoint: ProbeTracker] = [:]
   var previousTick: CaptureTime?
   /// Capture interfaces whose link is down, since when.
   var linksDown: [UInt8: CaptureTime] = [:]
@@ -70,7 +72,7 @@ public struct Engine: Sendable {
   /// Nothing left to report: no peer and no stream (all forgotten after their silence). A
   /// replay skips the ticks of such a stretch instead of emitting them empty.
   public var isIdle: Bool {
-    peers.isEmpty && analyzer.liveStreamCount == 0
+    peers.isEmpty && analyzer.liveStreamCount == 0 && probeSessions.isEmpty
   }
 
   /// Ticks up to `time` were skipped while the engine was idle (a replay over a long silence):
@@ -143,20 +145,22 @@ public struct Engine: Sendable {
         window, counters: counters, rtcp: analyzer.rtcpCadenceByAddress[peer],
         stun: analyzer.stunRoundTripByAddress[peer], end: analyzer.sessionEndByAddress[peer])
     }
+    // Streams silent for the timeout and the grace after it are forgotten, and peers with no
+    // stream or probe left with them: memory stays bounded however long the agent runs.
+    let forgetAfter =
+      configuration.timers.timeoutAfterSeconds + configuration.forgetAfterTimeoutSeconds
+    let probed = takeProbeWindows(forgetBefore: now.advanced(bySeconds: -forgetAfter))
     var events: [EngineEvent] = []
     var snapshots: [PeerSnapshot] = []
-    for (name, window) in byPeer.sorted(by: { $0.key < $1.key }) {
-      let (snapshot, peerEvents) = updatePeer(name, window, now: now)
+    for name in Set(byPeer.keys).union(probed.keys).sorted() {
+      let (snapshot, peerEvents) = updatePeer(
+        name, byPeer[name] ?? PeerWindow(), probe: probed[name], now: now)
       snapshots.append(snapshot)
       events += peerEvents
     }
     analyzer.startWindows()
-    // Streams silent for the timeout and the grace after it are forgotten, and peers with no
-    // stream left with them: memory stays bounded however long the agent runs.
-    let forgetAfter =
-      configuration.timers.timeoutAfterSeconds + configuration.forgetAfterTimeoutSeconds
     analyzer.forget(silentSince: now.advanced(bySeconds: -forgetAfter))
-    for name in peers.keys where byPeer[name] == nil {
+    for name in peers.keys where byPeer[name] == nil && probed[name] == nil {
       peers[name] = nil
       for alert in alerts.resolveAll(peer: name, at: now) {
         events.append(

@@ -3,6 +3,9 @@ struct PeerRecord {
   var tracker: ConnectionTracker
   var rxAudio = WindowPool()
   var rxVideo = WindowPool()
+  /// The probes' backward (reflector to us) and forward directions.
+  var probeRx = WindowPool()
+  var probeTx = WindowPool()
   var rxDamper = LevelDamper()
   var txDamper = LevelDamper()
   var rxPacketsTotal: Int64 = 0

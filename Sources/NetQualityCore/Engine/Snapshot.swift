@@ -8,15 +8,18 @@ public struct DirectionSnapshot: Sendable, Equatable {
   public var meanOpinionScore: Double?
   public var oneWayDelayMilliseconds: Double?
   public var limitedBy: String?
+  /// What measured the level: the peer's RTP (or its RTCP reports), or our probes. With both,
+  /// the worse of their levels is the direction's.
+  public var source: MeasurementSource?
 
   public static let unknown = DirectionSnapshot(
     level: .unknown, rawLevel: .unknown, inputs: nil, rating: nil, meanOpinionScore: nil,
-    oneWayDelayMilliseconds: nil, limitedBy: nil)
+    oneWayDelayMilliseconds: nil, limitedBy: nil, source: nil)
 
   /// Disconnected: nothing to score, and the level says so.
   public static let down = DirectionSnapshot(
     level: .down, rawLevel: .down, inputs: nil, rating: nil, meanOpinionScore: nil,
-    oneWayDelayMilliseconds: nil, limitedBy: "disconnected")
+    oneWayDelayMilliseconds: nil, limitedBy: "disconnected", source: nil)
 }
 
 /// One peer at a tick.
@@ -49,6 +52,21 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var txRetransmittedTotal: Int64
   public var rxFECTotal: Int64
   public var streams: Int
+  /// What our probes to the peer measured (nil: not probed).
+  public var probe: ProbeSnapshot?
+
+  /// What the peer's figures come from: its RTP streams, our probes, or both.
+  public var sources: [MeasurementSource] {
+    (streams > 0 ? [.rtp] : []) + (probe != nil ? [.probe] : [])
+  }
+}
+
+/// Where a peer's figures come from.
+public enum MeasurementSource: String, Sendable, Equatable {
+  /// Captured RTP and RTCP.
+  case rtp
+  /// Our STAMP probes to a reflector at the peer's address (RFC 8762).
+  case probe
 }
 
 /// What measured a peer's round trip.
@@ -58,6 +76,8 @@ public enum RoundTripSource: String, Sendable, Equatable {
   /// ICE connectivity or consent checks (RFC 8445, RFC 7675): a Binding request to the peer
   /// and its response, paired by transaction ID.
   case stun
+  /// Our STAMP probes: (T4 - T1) - (T3 - T2), RFC 8762 section 4, the window's mean.
+  case probe
 }
 
 /// The per-window figures of one stream.

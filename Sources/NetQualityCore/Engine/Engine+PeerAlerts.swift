@@ -1,0 +1,77 @@
+extension Engine {
+  /// The alert rules on the peer's snapshot: all resolved when its call ended.
+  mutating func alertEvents(_ snapshot: PeerSnapshot, now: CaptureTime) -> [EngineEvent] {
+    let name = snapshot.peer
+    let alertChanges: [Alert]
+    if snapshot.state == .ended {
+      alertChanges = alerts.resolveAll(peer: name, at: now)
+    } else {
+      alertChanges = alerts.evaluate(
+        peer: name, at: now, value: { Self.value(of: $0, in: snapshot) },
+        inputs: { Self.inputs(of: $0, in: snapshot) },
+        describe: { rule, evidence in Self.summary(rule, evidence: evidence, peer: snapshot) })
+    }
+    return alertChanges.map { alert in
+      EngineEvent(
+        time: now, kind: alert.state == .firing ? .alertFiring : .alertResolved, peer: name,
+        previousState: nil, alert: alert)
+    }
+  }
+
+  static func value(of metric: AlertRule.Metric, in peer: PeerSnapshot) -> Double? {
+    // Quality rules judge each window's own level, before damping: the rule's `for` ticks
+    // already ask for a condition that lasts, and a damped level held over from earlier ticks
+    // would fire on what is no longer measured. Levels 1...5 only: down (6) is the disconnect
+    // and timeout alerts' business, so a disconnection does not raise a quality alert as well.
+    func level(_ direction: DirectionSnapshot) -> Double? {
+      guard peer.state != .disconnected, peer.state != .timeout, peer.state != .ended else {
+        return nil
+      }
+      return direction.rawLevel == .unknown || direction.rawLevel == .down
+        ? nil : Double(direction.rawLevel.rawValue)
+    }
+    switch metric {
+    case .rxQuality: return level(peer.rx)
+    case .txQuality: return level(peer.tx)
+    case .rxLossRatio: return peer.rx.inputs?.lossRatio
+    case .txLossRatio: return peer.tx.inputs?.lossRatio
+    case .rxJitterMilliseconds: return peer.rx.inputs?.jitterMilliseconds
+    case .txJitterMilliseconds: return peer.tx.inputs?.jitterMilliseconds
+    case .roundTripMilliseconds: return peer.roundTripMilliseconds
+    case .rxMeanOpinionScore: return peer.rx.meanOpinionScore
+    case .txMeanOpinionScore: return peer.tx.meanOpinionScore
+    case .connectionState: return Double(peer.state.number)
+    }
+  }
+
+  /// The scored window of a metric's direction (nil for metrics without one).
+  static func inputs(of metric: AlertRule.Metric, in peer: PeerSnapshot) -> QualityModel.Inputs? {
+    switch metric.direction {
+    case "rx": peer.rx.inputs
+    case "tx": peer.tx.inputs
+    default: nil
+    }
+  }
+
+  /// The alert's line: the worst value of the ticks that made it fire and, for a direction,
+  /// the largest loss and jitter of those windows.
+  static func summary(_ rule: AlertRule, evidence: AlertEvidence, peer: PeerSnapshot) -> String {
+    let figures = evidence.maxLossRatio.map { loss in
+      let jitter = evidence.maxJitterMilliseconds ?? 0
+      return " (loss up to \((loss * 1000).rounded() / 10) %, jitter up to "
+        + "\((jitter * 10).rounded() / 10) ms)"
+    }
+    switch rule.metric {
+    case .connectionState:
+      return "peer \(peer.peer) \(peer.state.rawValue) since \(peer.stateSince.rfc3339)"
+    case .rxQuality, .txQuality:
+      let value = evidence.worstValue
+      let name = QualityLevel(rawValue: Int(value))?.name ?? "\(value)"
+      return "peer \(peer.peer) \(rule.metric.direction ?? "") quality \(name) over "
+        + "\(evidence.ticks) ticks\(figures ?? "")"
+    default:
+      return "peer \(peer.peer) \(rule.metric.rawValue) \(rule.comparison.rawValue) "
+        + "\(rule.threshold) for \(evidence.ticks) ticks: \(evidence.worstValue)\(figures ?? "")"
+    }
+  }
+}

@@ -1,0 +1,143 @@
+extension Engine {
+  /// The peer's round trip: RTCP's while fresh; failing that (SRTCP) the ICE checks'; failing
+  /// that the window's probes'.
+  func roundTrip(_ window: PeerWindow, probe: ProbeSnapshot?, now: CaptureTime)
+    -> (Double?, RoundTripSource?)
+  {
+    for (sample, source) in [
+      (window.roundTrip, RoundTripSource.rtcp), (window.stunRoundTrip, .stun),
+    ] {
+      if let sample,
+        now.seconds(since: sample.time) <= configuration.quality.feedbackStaleSeconds
+      {
+        return (sample.milliseconds, source)
+      }
+    }
+    if let probeRoundTrip = probe?.roundTripMilliseconds { return (probeRoundTrip, .probe) }
+    return (nil, nil)
+  }
+
+  /// rx: what we measured on the peer's streams, and the backward direction of our probes
+  /// (reflector to us), each pooled over the scoring windows; the worse of them.
+  mutating func scoreRx(
+    _ record: inout PeerRecord, _ window: PeerWindow, probe: ProbeSnapshot?,
+    roundTripMilliseconds rtt: Double?
+  ) -> DirectionSnapshot {
+    let model = configuration.quality
+    record.rxAudio.push(
+      packets: window.rxAudio.packets, expected: window.rxAudio.expected, lost: window.rxAudio.lost,
+      keep: model.scoringWindows)
+    record.rxVideo.push(
+      packets: window.rxVideo.packets, expected: window.rxVideo.expected, lost: window.rxVideo.lost,
+      keep: model.scoringWindows)
+    record.rxPacketsTotal = window.rxPacketsTotal
+    record.rxLostTotal = window.rxLostTotal
+    var candidates: [Candidate] = []
+    for (pool, isVideo) in [(record.rxAudio, false), (record.rxVideo, true)] where pool.packets > 0
+    {
+      let inputs = QualityModel.Inputs(
+        packets: pool.packets, lossRatio: pool.lossRatio,
+        jitterMilliseconds: window.rxJitterMilliseconds ?? 0, roundTripMilliseconds: rtt,
+        isVideo: isVideo)
+      candidates.append(Candidate(inputs: inputs, enoughPackets: nil, source: .rtp))
+    }
+    if let probe {
+      record.probeRx.push(
+        packets: probe.window.backwardExpected, expected: probe.window.backwardExpected,
+        lost: probe.window.backwardLost, keep: model.scoringWindows)
+      candidates += probeCandidate(
+        record.probeRx, jitterMilliseconds: probe.backwardJitterMilliseconds, probe: probe,
+        roundTripMilliseconds: rtt)
+    }
+    return direction(worst(candidates), damper: &record.rxDamper)
+  }
+
+  /// tx: what the peer reported about our streams (RFC 3550 receiver reports) while fresh, and
+  /// the forward direction of our probes (us to the reflector); the worse of them.
+  mutating func scoreTx(
+    _ record: inout PeerRecord, _ window: PeerWindow, probe: ProbeSnapshot?,
+    roundTripMilliseconds rtt: Double?, now: CaptureTime
+  ) -> DirectionSnapshot {
+    let model = configuration.quality
+    record.txPacketsTotal = window.txPacketsTotal
+    // Not a report whose interval began before the last recovery: its fraction lost spans the
+    // outage, which the connection state already told.
+    let fresh = window.txFeedback.filter { report in
+      guard now.seconds(since: report.time) <= model.feedbackStaleSeconds else { return false }
+      guard let recovered = record.recoveredAt else { return true }
+      return (report.since ?? report.time) >= recovered
+    }
+    var candidates: [Candidate] = []
+    if !fresh.isEmpty {
+      let inputs = QualityModel.Inputs(
+        packets: window.txPackets, lossRatio: fresh.map(\.fractionLost).max() ?? 0,
+        jitterMilliseconds: fresh.compactMap(\.jitterMilliseconds).max() ?? 0,
+        roundTripMilliseconds: rtt, isVideo: window.txVideo)
+      // The reports speak for packets the peer counted: enough by definition.
+      candidates.append(Candidate(inputs: inputs, enoughPackets: true, source: .rtp))
+    }
+    if let probe {
+      record.probeTx.push(
+        packets: probe.window.forwardExpected, expected: probe.window.forwardExpected,
+        lost: probe.window.forwardLost, keep: model.scoringWindows)
+      candidates += probeCandidate(
+        record.probeTx, jitterMilliseconds: probe.forwardJitterMilliseconds, probe: probe,
+        roundTripMilliseconds: rtt)
+    }
+    return direction(worst(candidates), damper: &record.txDamper)
+  }
+
+  /// One source's figures for the quality model.
+  struct Candidate {
+    var inputs: QualityModel.Inputs
+    /// nil: enough when the pooled packets reach the model's minimum.
+    var enoughPackets: Bool?
+    var source: MeasurementSource
+  }
+
+  /// A probe direction scored like a voice stream (probes go at a voice stream's rate): its
+  /// pooled loss, its jitter, and the probes' own round trip, whose half is the E-model's
+  /// network delay as with RTCP's.
+  private func probeCandidate(
+    _ pool: WindowPool, jitterMilliseconds: Double?, probe: ProbeSnapshot,
+    roundTripMilliseconds rtt: Double?
+  ) -> [Candidate] {
+    guard pool.packets > 0 else { return [] }
+    let inputs = QualityModel.Inputs(
+      packets: pool.packets, lossRatio: pool.lossRatio,
+      jitterMilliseconds: jitterMilliseconds ?? 0,
+      roundTripMilliseconds: probe.roundTripMilliseconds ?? rtt, isVideo: false)
+    return [Candidate(inputs: inputs, enoughPackets: nil, source: .probe)]
+  }
+
+  /// The worst-scoring candidate (unknown counts as no information).
+  private func worst(_ candidates: [Candidate]) -> (QualityModel.Score, Candidate?) {
+    let model = configuration.quality
+    var result = QualityModel.Score(
+      level: .unknown, rating: nil, meanOpinionScore: nil, oneWayDelayMilliseconds: nil,
+      limitedBy: nil)
+    var chosen: Candidate?
+    for candidate in candidates {
+      let enough = candidate.enoughPackets ?? (candidate.inputs.packets >= model.minimumPackets)
+      let score = model.score(candidate.inputs, enoughPackets: enough)
+      if chosen == nil || score.level.worse(result.level) != result.level {
+        result = score
+        chosen = candidate
+      }
+    }
+    return (result, chosen)
+  }
+
+  private func direction(
+    _ scored: (QualityModel.Score, Candidate?), damper: inout LevelDamper
+  ) -> DirectionSnapshot {
+    let (raw, candidate) = scored
+    let level = damper.update(
+      raw.level, worsenAfter: configuration.quality.worsenAfterTicks,
+      improveAfter: configuration.quality.improveAfterTicks)
+    return DirectionSnapshot(
+      level: level, rawLevel: raw.level, inputs: candidate?.inputs, rating: raw.rating,
+      meanOpinionScore: raw.meanOpinionScore, oneWayDelayMilliseconds: raw.oneWayDelayMilliseconds,
+      limitedBy: raw.limitedBy, source: candidate?.source)
+  }
+}

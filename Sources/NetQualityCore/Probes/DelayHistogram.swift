@@ -1,0 +1,58 @@
+/// Cumulative counts of delays under fixed bounds, for Prometheus histograms: counts only grow,
+/// and the storage is made once per probe session (nothing allocated per probe).
+public struct DelayHistogram: Sendable, Equatable {
+  /// Upper bounds in seconds, ascending; the implicit last bucket is +Inf.
+  public let boundsSeconds: [Double]
+  /// `counts[i]`: delays at most `boundsSeconds[i]` (not cumulative across buckets); the last
+  /// element counts those above every bound.
+  public private(set) var counts: [Int64]
+  public private(set) var sumSeconds = 0.0
+
+  public init(boundsSeconds: [Double]) {
+    self.boundsSeconds = boundsSeconds
+    counts = Array(repeating: 0, count: boundsSeconds.count + 1)
+  }
+
+  public var count: Int64 { counts.reduce(0, +) }
+
+  /// Cumulative counts per bound, as Prometheus's `le` buckets want them (the last is +Inf).
+  public var cumulativeCounts: [Int64] {
+    var running: Int64 = 0
+    return counts.map {
+      running += $0
+      return running
+    }
+  }
+
+  public mutating func add(_ seconds: Double) {
+    var index = boundsSeconds.count
+    for (position, bound) in boundsSeconds.enumerated() where seconds <= bound {
+      index = position
+      break
+    }
+    counts[index] += 1
+    sumSeconds += seconds
+  }
+
+  /// Pools another histogram with the same bounds (a peer probed through several reflectors).
+  public mutating func merge(_ other: DelayHistogram) {
+    guard other.boundsSeconds == boundsSeconds else { return }
+    for index in counts.indices { counts[index] += other.counts[index] }
+    sumSeconds += other.sumSeconds
+  }
+
+  /// Round trips: from a LAN's 0.5 ms to 2 s; 150 ms and 400 ms one way (300 ms and 800 ms of
+  /// round trip) are ITU-T G.114's bounds for good and acceptable conversation.
+  public static let roundTripBoundsSeconds = [
+    0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1, 2,
+  ]
+  /// One-way delays (with synchronised clocks): G.114's 150 ms and 400 ms among them.
+  public static let oneWayDelayBoundsSeconds = [
+    0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 1,
+  ]
+  /// Delay variation between consecutive probes (RFC 3393 IPDV, absolute): a jitter buffer
+  /// absorbs a few tens of milliseconds; 20 ms is a voice packet's interval (RFC 3551 4.5).
+  public static let delayVariationBoundsSeconds = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2,
+  ]
+}

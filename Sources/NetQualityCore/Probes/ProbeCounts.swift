@@ -1,0 +1,55 @@
+/// What probes measured over a window or since a session began.
+public struct ProbeCounts: Sendable, Equatable {
+  /// Probes settled: answered or past their deadline.
+  public var sent: Int64 = 0
+  /// First answers.
+  public var received: Int64 = 0
+  /// Lost on the way to the reflector and on the way back, told apart by the reflector's own
+  /// sequence numbers once the next answer comes (see `ProbeTracker`).
+  public var forwardLost: Int64 = 0
+  public var backwardLost: Int64 = 0
+  public var duplicates: Int64 = 0
+  public var reordered: Int64 = 0
+  /// Answers whose timestamps cannot be right (the reflector's turnaround longer than the
+  /// whole round trip, a clock step on either side): no delay figure taken from them.
+  public var badTimestamps: Int64 = 0
+  /// (T4 - T1) - (T3 - T2), RFC 8762 section 4.
+  public var roundTrip = DelaySummary()
+  /// One-way delays, taken only when both ends say their clocks are synchronised.
+  public var forwardDelay = DelaySummary()
+  public var backwardDelay = DelaySummary()
+  /// Absolute delay variation between consecutive probes, per direction (RFC 3393 IPDV with
+  /// consecutive sequence numbers as its selection function; the clocks' offset cancels).
+  public var forwardDelayVariation = DelaySummary()
+  public var backwardDelayVariation = DelaySummary()
+
+  public init() {}
+
+  /// Probes whose fate in the forward direction is known: answered, or lost either way.
+  public var forwardExpected: Int64 { received + forwardLost + backwardLost }
+  /// Answers the reflector sent: those we received and those lost on the way back.
+  public var backwardExpected: Int64 { received + backwardLost }
+
+  public var forwardLossRatio: Double {
+    forwardExpected > 0 ? Double(forwardLost) / Double(forwardExpected) : 0
+  }
+  public var backwardLossRatio: Double {
+    backwardExpected > 0 ? Double(backwardLost) / Double(backwardExpected) : 0
+  }
+
+  /// Pools another target's counts into these.
+  public mutating func merge(_ other: ProbeCounts) {
+    sent += other.sent
+    received += other.received
+    forwardLost += other.forwardLost
+    backwardLost += other.backwardLost
+    duplicates += other.duplicates
+    reordered += other.reordered
+    badTimestamps += other.badTimestamps
+    roundTrip.merge(other.roundTrip)
+    forwardDelay.merge(other.forwardDelay)
+    backwardDelay.merge(other.backwardDelay)
+    forwardDelayVariation.merge(other.forwardDelayVariation)
+    backwardDelayVariation.merge(other.backwardDelayVariation)
+  }
+}

@@ -1,0 +1,45 @@
+/// What a peer's probe sessions measured: the window just closed and everything since they
+/// began, pooled over the peer's reflectors (usually one).
+public struct ProbeSnapshot: Sendable, Equatable {
+  /// The reflectors probed.
+  public var targets: [Endpoint] = []
+  public var window = ProbeCounts()
+  public var total = ProbeCounts()
+  public var histograms = ProbeHistograms()
+  /// RFC 3550 A.8 jitter per direction, the largest over the window (nil: no answer in it).
+  public var forwardJitterMilliseconds: Double?
+  public var backwardJitterMilliseconds: Double?
+  /// Lost probes whose direction the next answer will tell.
+  public var pendingLost: Int64 = 0
+  /// Whether answers were timed by the kernel (SO_TIMESTAMPNS) or after the receive call.
+  public var kernelTimestamps: Bool?
+  public var clocksSynchronized = false
+  public var firstSentAt: CaptureTime?
+  public var lastReplyAt: CaptureTime?
+  /// The first answer after the latest loss (when the target came back).
+  public var resumedAt: CaptureTime?
+
+  public init() {}
+
+  /// The window's mean round trip.
+  public var roundTripMilliseconds: Double? { window.roundTrip.meanSeconds.map { $0 * 1000 } }
+
+  mutating func add(_ tracker: ProbeTracker) {
+    targets.append(tracker.target)
+    window.merge(tracker.window)
+    total.merge(tracker.total)
+    histograms.merge(tracker.histograms)
+    if tracker.window.received > 0 {
+      forwardJitterMilliseconds = max(
+        forwardJitterMilliseconds ?? 0, tracker.forwardJitter.windowMaxJitterSeconds * 1000)
+      backwardJitterMilliseconds = max(
+        backwardJitterMilliseconds ?? 0, tracker.backwardJitter.windowMaxJitterSeconds * 1000)
+    }
+    pendingLost += tracker.pendingLost
+    kernelTimestamps = tracker.kernelTimestamps ?? kernelTimestamps
+    clocksSynchronized = clocksSynchronized || tracker.clocksSynchronized
+    firstSentAt = min(firstSentAt ?? tracker.firstSentAt, tracker.firstSentAt)
+    if let last = tracker.lastReplyAt { lastReplyAt = max(lastReplyAt ?? last, last) }
+    if let resumed = tracker.resumedAt { resumedAt = max(resumedAt ?? resumed, resumed) }
+  }
+}

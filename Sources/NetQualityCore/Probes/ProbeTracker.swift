@@ -1,0 +1,165 @@
+/// The accounting of one probe session (one reflector): per-direction loss, delay, delay
+/// variation and jitter, and the round trip, per scoring window and since the session began.
+///
+/// Samples come in sequence order (`ProbeSample`). Lost probes wait until the next answer to
+/// be told apart: a stateful reflector numbers the probes it received (RFC 8762 section
+/// 4.3.2), so of the k probes lost between two answers whose reflector numbers are r1 and r2,
+/// r2 - r1 - 1 reached the reflector (their answers were lost on the way back) and the rest
+/// never did. Like RTP loss, it is counted when the gap closes.
+public struct ProbeTracker: Sendable {
+  public let target: Endpoint
+  public let firstSentAt: CaptureTime
+  /// The latest probe settled, answered or not: a session that stops settling probes was
+  /// removed from the configuration and is forgotten like a silent stream.
+  public private(set) var lastSentAt: CaptureTime
+  /// The latest answer (activity, for the connection state), and the first answer after the
+  /// latest loss (when the target came back).
+  public private(set) var lastReplyAt: CaptureTime?
+  public private(set) var resumedAt: CaptureTime?
+  /// Lost probes since the latest answer, their direction not known yet.
+  public private(set) var pendingLost: Int64 = 0
+  public private(set) var window = ProbeCounts()
+  public private(set) var total = ProbeCounts()
+  public private(set) var histograms = ProbeHistograms()
+  /// RFC 3550 A.8 jitter of each direction, on probe send and receive times.
+  public private(set) var forwardJitter = JitterEstimator()
+  public private(set) var backwardJitter = JitterEstimator()
+  /// Whether the latest answer's receive time came from the kernel, and both clocks were
+  /// synchronised.
+  public private(set) var kernelTimestamps: Bool?
+  public private(set) var clocksSynchronized = false
+  private var previous: Previous?
+  /// The reflector's number on the latest answer.
+  private var lastReflectorSequence: UInt32?
+
+  /// The latest answer with good timestamps, for the delay-variation arithmetic.
+  private struct Previous {
+    var sequence: UInt32
+    var forwardTransitNanoseconds: Int64
+    var backwardTransitNanoseconds: Int64
+  }
+
+  /// A reflector number this far below the previous one is a new count (the reflector
+  /// restarted, or dropped our session from its table), not forward reordering.
+  static let reflectorRestartDistance: Int64 = 1024
+
+  public init(target: Endpoint, firstSentAt: CaptureTime) {
+    self.target = target
+    self.firstSentAt = firstSentAt
+    lastSentAt = firstSentAt
+  }
+
+  public mutating func record(_ sample: ProbeSample) {
+    lastSentAt = max(lastSentAt, sample.sentAt)
+    switch sample.outcome {
+    case .lost:
+      window.sent += 1
+      total.sent += 1
+      pendingLost += 1
+    case .duplicate:
+      window.duplicates += 1
+      total.duplicates += 1
+    case .replied(let reply):
+      answer(sample, reply)
+    }
+  }
+
+  /// Starts a new scoring window.
+  public mutating func startWindow() {
+    window = ProbeCounts()
+    forwardJitter.startWindow()
+    backwardJitter.startWindow()
+  }
+
+  private mutating func answer(_ sample: ProbeSample, _ reply: ProbeReply) {
+    if attributeLoss(before: reply.reflectorSequence) || lastReplyAt == nil {
+      resumedAt = reply.receivedAt
+    }
+    lastReflectorSequence = reply.reflectorSequence
+    lastReplyAt = max(lastReplyAt ?? reply.receivedAt, reply.receivedAt)
+    kernelTimestamps = reply.kernelTimestamp
+    clocksSynchronized = reply.clocksSynchronized
+    var counts = ProbeCounts()
+    counts.sent = 1
+    counts.received = 1
+    counts.reordered = reply.reordered ? 1 : 0
+    let forwardTransit =
+      reply.reflectorReceivedAt.nanosecondsSinceEpoch &- sample.sentAt.nanosecondsSinceEpoch
+    let backwardTransit =
+      reply.receivedAt.nanosecondsSinceEpoch &- reply.reflectorSentAt.nanosecondsSinceEpoch
+    let turnaround = reply.reflectorSentAt.seconds(since: reply.reflectorReceivedAt)
+    let roundTrip = reply.receivedAt.seconds(since: sample.sentAt) - turnaround
+    guard turnaround >= 0, roundTrip >= 0 else {
+      counts.badTimestamps = 1
+      add(counts)
+      // A clock step: the next answer starts new transit baselines.
+      previous = nil
+      forwardJitter.resynchronise()
+      backwardJitter.resynchronise()
+      return
+    }
+    counts.roundTrip.add(roundTrip)
+    histograms.roundTrip.add(roundTrip)
+    if reply.clocksSynchronized {
+      let forward = Double(forwardTransit) * 1e-9
+      let backward = Double(backwardTransit) * 1e-9
+      counts.forwardDelay.add(forward)
+      counts.backwardDelay.add(backward)
+      histograms.forwardDelay.add(forward)
+      histograms.backwardDelay.add(backward)
+    }
+    if let previous, sample.sequence == previous.sequence &+ 1 {
+      let forward = Double(abs(forwardTransit &- previous.forwardTransitNanoseconds)) * 1e-9
+      let backward = Double(abs(backwardTransit &- previous.backwardTransitNanoseconds)) * 1e-9
+      counts.forwardDelayVariation.add(forward)
+      counts.backwardDelayVariation.add(backward)
+      histograms.forwardDelayVariation.add(forward)
+      histograms.backwardDelayVariation.add(backward)
+    }
+    // Jitter in microsecond ticks: the send times' 32-bit differences stay right over 35
+    // minutes between answers (the estimator resynchronises after 3 s anyway).
+    forwardJitter.update(
+      arrivalNanoseconds: reply.reflectorReceivedAt.nanosecondsSinceEpoch,
+      timestamp: UInt32(truncatingIfNeeded: sample.sentAt.nanosecondsSinceEpoch / 1000),
+      secondsPerTick: 1e-6, countsTowardsSummary: true)
+    backwardJitter.update(
+      arrivalNanoseconds: reply.receivedAt.nanosecondsSinceEpoch,
+      timestamp: UInt32(truncatingIfNeeded: reply.reflectorSentAt.nanosecondsSinceEpoch / 1000),
+      secondsPerTick: 1e-6, countsTowardsSummary: true)
+    previous = Previous(
+      sequence: sample.sequence, forwardTransitNanoseconds: forwardTransit,
+      backwardTransitNanoseconds: backwardTransit)
+    add(counts)
+  }
+
+  /// Splits the probes lost since the previous answer between the directions, now that an
+  /// answer with reflector number `reflectorSequence` came. True when there were any.
+  private mutating func attributeLoss(before reflectorSequence: UInt32) -> Bool {
+    guard pendingLost > 0 else { return false }
+    var reachedReflector: Int64
+    if let lastReflectorSequence {
+      reachedReflector =
+        Int64(Int32(bitPattern: reflectorSequence &- lastReflectorSequence)) - 1
+      if reachedReflector < -Self.reflectorRestartDistance {
+        // The reflector counts anew from 0.
+        reachedReflector = Int64(reflectorSequence)
+      }
+    } else {
+      // The first answer: a stateful reflector numbers a new session's probes from 0.
+      reachedReflector = Int64(reflectorSequence)
+    }
+    // Forward duplicates or reordering can push the count outside what was lost.
+    let backward = min(max(reachedReflector, 0), pendingLost)
+    var counts = ProbeCounts()
+    counts.backwardLost = backward
+    counts.forwardLost = pendingLost - backward
+    add(counts)
+    pendingLost = 0
+    return true
+  }
+
+  private mutating func add(_ counts: ProbeCounts) {
+    window.merge(counts)
+    total.merge(counts)
+  }
+}

@@ -1,0 +1,195 @@
+import NetQualityCore
+import NetQualitySynth
+import XCTest
+
+/// A peer known only by our probes to its reflector: scored in both directions, alive while it
+/// answers, disconnected 12 s after its last answer, never gone in between.
+final class ProbePeerTests: XCTestCase {
+  func testAProbeOnlyPeerIsScoredInBothDirections() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    scenario.probes(
+      seconds: 0..<20, firstReflectorSequence: &reflectorSequence,
+      forwardDelay: { _ in 0.015 }, backwardDelay: { _ in 0.025 })
+    let peers = scenario.probePeers
+    XCTAssertEqual(peers.count, 10)
+    XCTAssertFalse(peers.contains { $0 == nil }, "present at every tick")
+    let peer = try XCTUnwrap(peers[5])
+    XCTAssertEqual(peer.state, .connected)
+    XCTAssertEqual(peer.sources, [.probe])
+    XCTAssertEqual(peer.streams, 0)
+    XCTAssertEqual(peer.rx.level, .excellent)
+    XCTAssertEqual(peer.tx.level, .excellent)
+    XCTAssertEqual(peer.rx.source, .probe)
+    XCTAssertEqual(peer.tx.source, .probe)
+    XCTAssertEqual(peer.roundTripSource, .probe)
+    // The reflector's 50 µs turnaround is taken out: 15 + 25 ms.
+    XCTAssertEqual(try XCTUnwrap(peer.roundTripMilliseconds), 40, accuracy: 0.001)
+    let probe = try XCTUnwrap(peer.probe)
+    XCTAssertEqual(probe.targets, [Scenario.reflector])
+    XCTAssertEqual(probe.window.received, 100)
+    XCTAssertEqual(probe.window.forwardLost + probe.window.backwardLost, 0)
+    // Clocks not synchronised: no one-way delay, whatever T2 - T1 says.
+    XCTAssertEqual(probe.window.forwardDelay.count, 0)
+    XCTAssertEqual(probe.histograms.roundTrip.count, probe.total.received)
+  }
+
+  func testLossIsToldApartByDirection() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    let truth = scenario.probes(
+      seconds: 0..<20, firstReflectorSequence: &reflectorSequence,
+      forwardDelay: { $0 % 50 == 7 || ($0 >= 300 && $0 < 305) ? nil : 0.02 },
+      backwardDelay: { $0 % 40 == 3 || ($0 >= 600 && $0 < 603) ? nil : 0.02 })
+    scenario.idle(until: 24)
+    XCTAssertEqual(truth.sent, 1000)
+    XCTAssertEqual(truth.forwardDropped, 20 + 5)
+    XCTAssertGreaterThan(truth.backwardDropped, 20)
+    let last = try XCTUnwrap(scenario.probePeers.last??.probe)
+    XCTAssertEqual(last.total.sent, Int64(truth.sent))
+    XCTAssertEqual(last.total.forwardLost, Int64(truth.forwardDropped))
+    XCTAssertEqual(last.total.backwardLost, Int64(truth.backwardDropped))
+    XCTAssertEqual(
+      last.total.received, Int64(truth.sent - truth.forwardDropped - truth.backwardDropped))
+    XCTAssertEqual(last.pendingLost, 0)
+    // Windows add up to the totals.
+    let windows = scenario.probePeers.compactMap { $0?.probe?.window }
+    XCTAssertEqual(windows.map(\.forwardLost).reduce(0, +), last.total.forwardLost)
+    XCTAssertEqual(windows.map(\.backwardLost).reduce(0, +), last.total.backwardLost)
+  }
+
+  func testForwardLossLowersOnlyTheTransmitDirection() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    scenario.probes(
+      seconds: 0..<20, firstReflectorSequence: &reflectorSequence,
+      forwardDelay: { $0 % 10 == 4 ? nil : 0.02 })
+    let peer = try XCTUnwrap(scenario.probePeers[6])
+    XCTAssertEqual(try XCTUnwrap(peer.tx.inputs?.lossRatio), 0.1, accuracy: 0.011)
+    XCTAssertEqual(peer.rx.inputs?.lossRatio, 0)
+    XCTAssertGreaterThan(peer.tx.rawLevel, peer.rx.rawLevel)
+    XCTAssertEqual(peer.rx.rawLevel, .excellent)
+  }
+
+  func testSilenceDisconnectsAfterTwelveSecondsAndTheAnswersRecover() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    // Nothing gets through from 10 s to 25 s (a 100 % drop on the path).
+    let cut = { (index: Int) -> Double? in index >= 500 && index < 1250 ? nil : 0.02 }
+    scenario.probes(
+      seconds: 0..<40, firstReflectorSequence: &reflectorSequence, forwardDelay: cut)
+    let events = scenario.ticks.flatMap(\.events).filter { $0.peer == Scenario.peer }
+    let lastAnswer = 9.98 + 0.04 + 0.000_05
+    let disconnected = try XCTUnwrap(events.first { $0.kind == .disconnected })
+    XCTAssertEqual(
+      disconnected.time.seconds(since: Scenario.time(lastAnswer)), 12, accuracy: 0.001)
+    let recovered = try XCTUnwrap(events.first { $0.kind == .recovered })
+    XCTAssertEqual(recovered.previousState, .disconnected)
+    XCTAssertEqual(recovered.time.seconds(since: Scenario.time(25.04)), 0, accuracy: 0.001)
+    XCTAssertEqual(
+      events.map(\.kind).filter {
+        [.connected, .interrupted, .disconnected, .recovered].contains($0)
+      },
+      [.connected, .interrupted, .disconnected, .recovered])
+    let peers = scenario.probePeers
+    XCTAssertFalse(peers.contains { $0 == nil }, "the peer never vanishes")
+    // The tick at 24 s: down both ways.
+    let down = try XCTUnwrap(peers[11])
+    XCTAssertEqual(down.state, .disconnected)
+    XCTAssertEqual(down.rx.level, .down)
+    XCTAssertEqual(down.tx.level, .down)
+    // Lost while cut, and nothing answered: the direction is unknown until the next answer,
+    // which tells that none of them reached the reflector.
+    XCTAssertGreaterThan(down.probe?.pendingLost ?? 0, 0)
+    let last = try XCTUnwrap(peers.last??.probe)
+    XCTAssertEqual(last.total.forwardLost, 750)
+    XCTAssertEqual(last.total.backwardLost, 0)
+    XCTAssertEqual(try XCTUnwrap(peers.last??.state), .connected)
+  }
+
+  func testATargetThatNeverAnswersIsNeverConnected() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    scenario.probes(
+      seconds: 0..<16, firstReflectorSequence: &reflectorSequence, forwardDelay: { _ in nil })
+    let events = scenario.ticks.flatMap(\.events).filter { $0.peer == Scenario.peer }
+    XCTAssertFalse(events.contains { $0.kind == .connected })
+    let disconnected = try XCTUnwrap(events.first { $0.kind == .disconnected })
+    XCTAssertEqual(disconnected.time, Scenario.time(12))
+    let peer = try XCTUnwrap(scenario.probePeers.last ?? nil)
+    XCTAssertEqual(peer.state, .disconnected)
+    XCTAssertEqual(peer.rx.level, .down)
+  }
+
+  func testJitterAndDelayVariationBelongToTheirDirection() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    var random = SplitMix64(seed: 11)
+    var forward: [Double] = []
+    for _ in 0..<1000 {
+      forward.append(0.05 + (Double(random.next() % 20_001) / 1_000_000 - 0.01))
+    }
+    scenario.probes(
+      seconds: 0..<20, firstReflectorSequence: &reflectorSequence,
+      forwardDelay: { forward[$0] }, backwardDelay: { _ in 0.02 })
+    let peer = try XCTUnwrap(scenario.probePeers[8])
+    let probe = try XCTUnwrap(peer.probe)
+    XCTAssertGreaterThan(try XCTUnwrap(probe.forwardJitterMilliseconds), 3)
+    XCTAssertLessThan(try XCTUnwrap(probe.backwardJitterMilliseconds), 0.01)
+    // Uniform ±10 ms: consecutive differences average 20/3 ms.
+    XCTAssertEqual(
+      try XCTUnwrap(probe.total.forwardDelayVariation.meanSeconds) * 1000, 20.0 / 3, accuracy: 0.5)
+    XCTAssertLessThan(try XCTUnwrap(probe.total.backwardDelayVariation.meanSeconds), 1e-6)
+    XCTAssertEqual(peer.tx.inputs?.jitterMilliseconds, probe.forwardJitterMilliseconds)
+    XCTAssertEqual(peer.rx.inputs?.jitterMilliseconds, probe.backwardJitterMilliseconds)
+    // Mean round trip: 50 + 20 ms.
+    XCTAssertEqual(
+      try XCTUnwrap(probe.total.roundTrip.meanSeconds) * 1000, 70, accuracy: 0.5)
+  }
+
+  func testOneWayDelayNeedsSynchronisedClocks() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    scenario.probes(
+      seconds: 0..<6, firstReflectorSequence: &reflectorSequence, reflectorOffset: 0,
+      synchronized: true, forwardDelay: { _ in 0.03 }, backwardDelay: { _ in 0.01 })
+    let probe = try XCTUnwrap(scenario.probePeers.last??.probe)
+    XCTAssertTrue(probe.clocksSynchronized)
+    XCTAssertEqual(try XCTUnwrap(probe.total.forwardDelay.meanSeconds), 0.03, accuracy: 1e-6)
+    XCTAssertEqual(try XCTUnwrap(probe.total.backwardDelay.meanSeconds), 0.01, accuracy: 1e-6)
+    XCTAssertEqual(probe.histograms.forwardDelay.count, probe.total.received)
+  }
+
+  func testAReflectorRestartIsNotCountedAsLoss() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    scenario.probes(seconds: 0..<4, firstReflectorSequence: &reflectorSequence)
+    // The reflector restarts: its count begins again at 0, and two probes are lost forward.
+    reflectorSequence = 0
+    scenario.probes(
+      seconds: 4..<8, firstSequence: 200, firstReflectorSequence: &reflectorSequence,
+      forwardDelay: { $0 < 202 ? nil : 0.02 })
+    scenario.idle(until: 10)
+    let last = try XCTUnwrap(scenario.probePeers.last??.probe)
+    XCTAssertEqual(last.total.forwardLost, 2)
+    XCTAssertEqual(last.total.backwardLost, 0)
+  }
+
+  func testAPeerWithRTPAndProbesShowsBothSources() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    for chunk in stride(from: 0.0, to: 20, by: 2) {
+      scenario.audio(seconds: chunk..<(chunk + 2))
+      scenario.probes(
+        seconds: chunk..<(chunk + 2), firstSequence: Int(chunk * 50),
+        firstReflectorSequence: &reflectorSequence,
+        forwardDelay: { $0 % 5 == 0 ? nil : 0.02 })
+    }
+    let peer = try XCTUnwrap(scenario.probePeers[7])
+    XCTAssertEqual(peer.sources, [.rtp, .probe])
+    // rx: the clean RTP and the clean backward probes; tx: only the probes know (20 % lost).
+    XCTAssertEqual(peer.rx.rawLevel, .excellent)
+    XCTAssertEqual(peer.tx.source, .probe)
+    XCTAssertGreaterThanOrEqual(peer.tx.rawLevel, .bad)
+  }
+}
