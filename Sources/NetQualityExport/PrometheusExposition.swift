@@ -76,6 +76,7 @@ public struct PrometheusExposition {
       out.sample(
         "netquality_host_quality_level", [("direction", "tx")], Double(snapshot.hostTx.rawValue))
       peers(snapshot.peers, into: &out)
+      probes(snapshot.peers, into: &out)
       if perStream { streams(snapshot.streams, into: &out) }
     }
 
@@ -325,7 +326,7 @@ public struct PrometheusExposition {
 /// Builds exposition text: families with HELP and TYPE, samples with escaped labels.
 struct Writer {
   enum Kind: String {
-    case gauge, counter
+    case gauge, counter, histogram
   }
 
   private(set) var text = ""
@@ -345,6 +346,19 @@ struct Writer {
       text += "}"
     }
     text += " \(Self.number(value))\n"
+  }
+
+  /// A histogram's samples: cumulative `_bucket`s by `le` (the last +Inf), `_sum`, `_count`.
+  mutating func histogram(_ name: String, _ labels: [(String, String)], _ histogram: DelayHistogram)
+  {
+    let cumulative = histogram.cumulativeCounts
+    for (index, count) in cumulative.enumerated() {
+      let bound =
+        index < histogram.boundsSeconds.count ? Self.number(histogram.boundsSeconds[index]) : "+Inf"
+      sample(name + "_bucket", labels + [("le", bound)], Double(count))
+    }
+    sample(name + "_sum", labels, histogram.sumSeconds)
+    sample(name + "_count", labels, Double(cumulative.last ?? 0))
   }
 
   /// Label values escape backslash, double quote and line feed (exposition format 0.0.4).

@@ -68,8 +68,48 @@ public enum TimelineJSON {
       ("tx_retransmitted_total", .integer(peer.txRetransmittedTotal)),
       ("rx_fec_total", .integer(peer.rxFECTotal)),
       ("streams", .integer(Int64(peer.streams))),
+      // What measured the peer: its RTP, our probes, or both (each direction says which set
+      // its level).
+      ("sources", .array(peer.sources.map { .string($0.rawValue) })),
       ("rx", direction(peer.rx)),
       ("tx", direction(peer.tx)),
+      ("probe", peer.probe.map(probe) ?? .null),
+    ])
+  }
+
+  /// What our probes to the peer measured: the window and the totals since probing began.
+  static func probe(_ probe: ProbeSnapshot) -> JSONValue {
+    func milliseconds(_ seconds: Double?) -> JSONValue { .optional(seconds.map { $0 * 1000 }) }
+    func counts(_ counts: ProbeCounts) -> JSONValue {
+      .object([
+        ("sent", .integer(counts.sent)),
+        ("received", .integer(counts.received)),
+        ("forward_lost", .integer(counts.forwardLost)),
+        ("backward_lost", .integer(counts.backwardLost)),
+        ("forward_loss_ratio", .number(counts.forwardLossRatio)),
+        ("backward_loss_ratio", .number(counts.backwardLossRatio)),
+        ("duplicates", .integer(counts.duplicates)),
+        ("reordered", .integer(counts.reordered)),
+        ("bad_timestamps", .integer(counts.badTimestamps)),
+        ("rtt_min_ms", milliseconds(counts.roundTrip.minSeconds)),
+        ("rtt_mean_ms", milliseconds(counts.roundTrip.meanSeconds)),
+        ("rtt_max_ms", milliseconds(counts.roundTrip.maxSeconds)),
+        ("forward_delay_mean_ms", milliseconds(counts.forwardDelay.meanSeconds)),
+        ("backward_delay_mean_ms", milliseconds(counts.backwardDelay.meanSeconds)),
+        ("forward_ipdv_mean_ms", milliseconds(counts.forwardDelayVariation.meanSeconds)),
+        ("backward_ipdv_mean_ms", milliseconds(counts.backwardDelayVariation.meanSeconds)),
+      ])
+    }
+    return .object([
+      ("targets", .array(probe.targets.map { .string($0.description) })),
+      ("window", counts(probe.window)),
+      ("total", counts(probe.total)),
+      ("forward_jitter_ms", .optional(probe.forwardJitterMilliseconds)),
+      ("backward_jitter_ms", .optional(probe.backwardJitterMilliseconds)),
+      ("lost_pending", .integer(probe.pendingLost)),
+      ("timestamps", .optional(probe.kernelTimestamps.map { $0 ? "kernel" : "user" })),
+      ("clocks_synchronized", .bool(probe.clocksSynchronized)),
+      ("last_reply", .optional(probe.lastReplyAt?.secondsSinceEpoch)),
     ])
   }
 
@@ -87,6 +127,7 @@ public enum TimelineJSON {
       ("r_factor", .optional(direction.rating)),
       ("mos", .optional(direction.meanOpinionScore)),
       ("limited_by", .optional(direction.limitedBy)),
+      ("source", .optional(direction.source?.rawValue)),
     ])
   }
 
