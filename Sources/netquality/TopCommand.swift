@@ -60,6 +60,8 @@ struct TopView {
     var loss: Double?
     var jitter: Double?
     var rtt: Double?
+    /// What measured the peer: rtp, probe or rtp+probe.
+    var source: String
   }
 
   var color: Bool
@@ -96,7 +98,8 @@ struct TopView {
           peer: peer["peer"] as? String ?? "?", state: peer["state"] as? String ?? "?",
           rx: peer["rx_quality"] as? Int ?? 0, tx: peer["tx_quality"] as? Int ?? 0,
           mos: peer["mos"] as? Double, loss: peer["rx_loss_ratio"] as? Double,
-          jitter: peer["rx_jitter_ms"] as? Double, rtt: peer["rtt_ms"] as? Double)
+          jitter: peer["rx_jitter_ms"] as? Double, rtt: peer["rtt_ms"] as? Double,
+          source: (peer["sources"] as? [String]).map { $0.joined(separator: "+") } ?? "-")
       }
       error = nil
     } catch {
@@ -160,7 +163,7 @@ struct TopView {
     if let error { lines.append("! \(error)") }
     lines.append(
       Self.pad("PEER", 24) + Self.pad("STATE", 13) + Self.pad("RX", 10) + Self.pad("TX", 10)
-        + "  MOS   LOSS   JITTER      RTT")
+        + "  MOS   LOSS   JITTER      RTT  SOURCE")
     for row in shownRows.prefix(max(0, size.rows - lines.count)) {
       let rx = colored(Self.pad(Self.levelName(row.rx), 10), level: row.rx)
       let tx = colored(Self.pad(Self.levelName(row.tx), 10), level: row.tx)
@@ -168,7 +171,7 @@ struct TopView {
         Self.right(row.mos.map { String(format: "%.2f", $0) } ?? "-", 5)
         + Self.right(row.loss.map { String(format: "%.1f%%", $0 * 100) } ?? "-", 7)
         + Self.right(row.jitter.map { String(format: "%.1f ms", $0) } ?? "-", 9)
-        + Self.right(row.rtt.map { String(format: "%.1f ms", $0) } ?? "-", 9)
+        + Self.right(row.rtt.map { String(format: "%.1f ms", $0) } ?? "-", 9) + "  " + row.source
       lines.append(Self.pad(row.peer, 24) + Self.pad(row.state, 13) + rx + tx + numbers)
     }
     // Fit the width: cut what does not fit (colour codes take no columns).

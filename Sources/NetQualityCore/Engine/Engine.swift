@@ -126,6 +126,11 @@ public struct Engine: Sendable {
   public struct TickResult: Sendable {
     public var snapshot: Snapshot
     public var events: [EngineEvent]
+
+    public init(snapshot: Snapshot, events: [EngineEvent]) {
+      self.snapshot = snapshot
+      self.events = events
+    }
   }
 
   /// Closes the window that ends at `now`.
