@@ -8,7 +8,11 @@ extension AgentConfiguration {
   public func engineConfiguration(interfaceNetworks: [NetworkPrefix]) -> EngineConfiguration {
     var result = engine
     result.localNetworks = localNetworks.isEmpty ? interfaceNetworks : localNetworks
-    result.peerGroups = peerGroups.map { ($0.name, $0.networks) }
+    // A probe target's own name first: it names that address even inside a group.
+    result.peerGroups =
+      probes.compactMap { probe in
+        probe.name.map { ($0, [NetworkPrefix(address: probe.target.address)]) }
+      } + peerGroups.map { ($0.name, $0.networks) }
     // A peer given up stays (in metrics, API and dashboard) for the grace period, and then
     // its streams are forgotten with it: one timer for both.
     result.forgetAfterTimeoutSeconds = peerGraceSeconds

@@ -27,6 +27,9 @@ public struct AgentConfiguration: Sendable {
   public var peerGraceSeconds = 300.0
   /// File the text dashboard is appended to every tick; empty: none.
   public var dashboardFile = ""
+  /// STAMP probe targets, each scored as a peer.
+  public var probes: [ProbeTargetSettings] = []
+  public var reflector = ReflectorSettings()
   /// SQLite history; empty: none.
   public var storagePath = ""
   /// The line of each key (dotted path) in the file it was loaded from, for checks made after

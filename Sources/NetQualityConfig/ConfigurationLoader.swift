@@ -215,7 +215,7 @@ struct Walker {
     let known = [
       "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "local_networks", "peers",
       "tick_interval", "max_streams", "timers", "quality", "alerts", "listen", "metrics",
-      "dashboard_file", "storage_path",
+      "dashboard_file", "probes", "reflector", "storage_path",
     ]
     let top = entries(root, "", known: known)
     if let node = top["interfaces"] {
@@ -255,6 +255,8 @@ struct Walker {
     if let node = top["dashboard_file"], let value = string(node, "dashboard_file") {
       configuration.dashboardFile = value
     }
+    if let node = top["probes"] { configuration.probes = probes(node) }
+    if let node = top["reflector"] { applyReflector(node, to: &configuration.reflector) }
     if let node = top["storage_path"], let value = string(node, "storage_path") {
       configuration.storagePath = value
     }

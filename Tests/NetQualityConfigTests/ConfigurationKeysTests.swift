@@ -26,13 +26,18 @@ final class ConfigurationKeysTests: XCTestCase {
       listen: "127.0.0.1:1"
       metrics: {per_stream: true, max_stream_series: 5, peer_grace_seconds: 1}
       dashboard_file: /tmp/d
+      probes: [{target: "192.0.2.9:862"}]
+      reflector: {enabled: true}
       storage_path: /tmp/s
       """)
     let names = ConfigurationKeys.changed(from: AgentConfiguration(), to: changed).map(\.name)
     XCTAssertEqual(names, ConfigurationKeys.all.map(\.name))
     XCTAssertEqual(
       ConfigurationKeys.all.filter { $0.effect == .restart }.map(\.name),
-      ["interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "listen", "storage_path"])
+      [
+        "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "listen", "probes", "reflector",
+        "storage_path",
+      ])
   }
 
   func testTheEngineGetsGroupsLocalNetworksLimitsAndTheGracePeriod() throws {

@@ -19,6 +19,12 @@ public struct NetworkPrefix: Hashable, Sendable, CustomStringConvertible {
     self.address = NetworkPrefix.masked(address, lengthBits128: lengthBits128)
   }
 
+  /// The prefix of one address.
+  public init(address: IPAddress) {
+    self.address = address
+    lengthBits128 = 128
+  }
+
   public func contains(_ candidate: IPAddress) -> Bool {
     NetworkPrefix.masked(candidate, lengthBits128: lengthBits128) == address
   }

@@ -1,0 +1,101 @@
+import NetQualityCore
+import Yams
+
+extension Walker {
+  /// `ADDRESS:PORT` with an IP address (a host name would be resolved, to whichever address
+  /// the resolver prefers); `allowAny`: the unspecified address (listen on all) is accepted.
+  mutating func endpoint(_ node: Node, _ key: String, allowAny: Bool) -> Endpoint? {
+    guard let text = string(node, key) else { return nil }
+    guard let listen = ListenAddress(text), let address = IPAddress(listen.host),
+      let port = UInt16(exactly: listen.port)
+    else {
+      issue(node, key, "'\(text)': \(ListenAddress.expected)")
+      return nil
+    }
+    if !allowAny && (address == IPAddress(ipv4: 0, 0, 0, 0) || address.description == "::") {
+      issue(node, key, "'\(text)': a probe target needs a reflector's address, not 0.0.0.0 or ::")
+      return nil
+    }
+    return Endpoint(address: address, port: port)
+  }
+
+  mutating func probes(_ node: Node) -> [ProbeTargetSettings] {
+    let known = ["target", "name", "rate", "size", "dscp", "timeout", "auth_key_file"]
+    var seen: Set<Endpoint> = []
+    return list(node, "probes").enumerated().compactMap { index, item in
+      let path = "probes[\(index)]"
+      let fields = entries(item, path, known: known)
+      guard let targetNode = fields["target"] else {
+        issue(item, "\(path).target", "every probe needs a target (ADDRESS:PORT of a reflector)")
+        return nil
+      }
+      guard let target = endpoint(targetNode, "\(path).target", allowAny: false) else { return nil }
+      guard seen.insert(target).inserted else {
+        issue(targetNode, "\(path).target", "\(target) is probed twice")
+        return nil
+      }
+      var probe = ProbeTargetSettings(target: target)
+      if let node = fields["name"], let value = string(node, "\(path).name") {
+        probe.name = value
+      }
+      if let node = fields["rate"],
+        let value = number(node, "\(path).rate", in: ProbeTargetSettings.rateRangePerSecond)
+      {
+        probe.ratePerSecond = value
+      }
+      if let node = fields["size"],
+        let value = integer(node, "\(path).size", in: ProbeTargetSettings.sizeRangeBytes)
+      {
+        probe.sizeBytes = value
+      }
+      if let node = fields["dscp"], let value = integer(node, "\(path).dscp", in: 0...63) {
+        probe.dscp = value
+      }
+      if let node = fields["timeout"],
+        let value = number(node, "\(path).timeout", in: ProbeTargetSettings.timeoutRangeSeconds)
+      {
+        probe.timeoutSeconds = value
+      }
+      if let node = fields["auth_key_file"], let value = string(node, "\(path).auth_key_file") {
+        probe.authKeyFile = value
+      }
+      // RFC 8762 section 4.2.2: an authenticated probe is 112 octets at least.
+      if !probe.authKeyFile.isEmpty && probe.sizeBytes != 0 && probe.sizeBytes < 112 {
+        issue(fields["size"], "\(path).size", "authenticated probes are at least 112 bytes")
+      }
+      return probe
+    }
+  }
+
+  mutating func applyReflector(_ node: Node, to reflector: inout ReflectorSettings) {
+    let known = [
+      "enabled", "listen", "auth_key_file", "allow", "rate_limit", "burst", "clock_synchronized",
+    ]
+    let fields = entries(node, "reflector", known: known)
+    if let node = fields["enabled"], let value = bool(node, "reflector.enabled") {
+      reflector.enabled = value
+    }
+    if let node = fields["listen"],
+      let value = endpoint(node, "reflector.listen", allowAny: true)
+    {
+      reflector.listen = value
+    }
+    if let node = fields["auth_key_file"], let value = string(node, "reflector.auth_key_file") {
+      reflector.authKeyFile = value
+    }
+    if let node = fields["allow"] { reflector.allow = prefixes(node, "reflector.allow") }
+    if let node = fields["rate_limit"],
+      let value = number(node, "reflector.rate_limit", in: 1...1_000_000)
+    {
+      reflector.rateLimitPerSecond = value
+    }
+    if let node = fields["burst"], let value = integer(node, "reflector.burst", in: 1...1_000_000) {
+      reflector.burst = value
+    }
+    if let node = fields["clock_synchronized"],
+      let value = bool(node, "reflector.clock_synchronized")
+    {
+      reflector.clockSynchronized = value
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import NetQualityConfig
+import NetQualityCore
+import XCTest
+
+/// The `probes:` and `reflector:` sections: values, defaults, and every mistake with its line.
+final class ProbeConfigurationTests: XCTestCase {
+  func load(_ yaml: String) throws(ConfigurationError) -> AgentConfiguration {
+    try ConfigurationLoader.load(yaml: yaml, file: "test.yaml")
+  }
+
+  func issues(_ yaml: String) -> [String] {
+    do throws(ConfigurationError) {
+      _ = try load(yaml)
+      return []
+    } catch {
+      return error.issues.map { "\($0.line ?? 0) \($0.key): \($0.message)" }
+    }
+  }
+
+  func testProbeTargetsAndTheReflectorAreApplied() throws {
+    let configuration = try load(
+      """
+      probes:
+        - target: "192.0.2.9:862"
+          name: sfu-eu
+          rate: 20
+          size: 200
+          dscp: 0
+          timeout: 2.5
+          auth_key_file: /etc/netquality/stamp.key
+        - target: "[2001:db8::9]:4000"
+      reflector:
+        enabled: true
+        listen: "[::]:8620"
+        allow: [10.0.0.0/8]
+        rate_limit: 50
+        burst: 60
+        clock_synchronized: true
+      """)
+    XCTAssertEqual(configuration.probes.count, 2)
+    let first = configuration.probes[0]
+    XCTAssertEqual(first.target.description, "192.0.2.9:862")
+    XCTAssertEqual(first.name, "sfu-eu")
+    XCTAssertEqual(first.ratePerSecond, 20)
+    XCTAssertEqual(first.sizeBytes, 200)
+    XCTAssertEqual(first.dscp, 0)
+    XCTAssertEqual(first.timeoutSeconds, 2.5)
+    XCTAssertEqual(first.authKeyFile, "/etc/netquality/stamp.key")
+    let second = configuration.probes[1]
+    XCTAssertEqual(second.target.description, "[2001:db8::9]:4000")
+    XCTAssertNil(second.name)
+    XCTAssertEqual(second.ratePerSecond, 50, "a voice stream's rate by default")
+    XCTAssertEqual(second.dscp, 46)
+    let reflector = configuration.reflector
+    XCTAssertTrue(reflector.enabled)
+    XCTAssertEqual(reflector.listen.description, "[::]:8620")
+    XCTAssertEqual(reflector.allow.map(\.description), ["10.0.0.0/8"])
+    XCTAssertEqual(reflector.rateLimitPerSecond, 50)
+    XCTAssertEqual(reflector.burst, 60)
+    XCTAssertTrue(reflector.clockSynchronized)
+    // The probe's name names its address for the engine, even inside a peer group.
+    let engine = configuration.engineConfiguration(interfaceNetworks: [])
+    XCTAssertEqual(engine.peerName(first.target.address), "sfu-eu")
+    XCTAssertEqual(engine.peerName(second.target.address), "2001:db8::9")
+  }
+
+  func testMistakesAreReportedWithTheirLines() {
+    XCTAssertEqual(
+      issues(
+        """
+        probes:
+          - name: nowhere
+          - target: "0.0.0.0:862"
+          - target: "reflector.example:862"
+          - target: "192.0.2.9:862"
+            rate: 0
+            size: 20
+          - target: "192.0.2.9:862"
+          - target: "192.0.2.10:862"
+            auth_key_file: k
+            size: 100
+        reflector:
+          listen: "nowhere"
+          burst: 0
+          colour: blue
+        """),
+      [
+        "2 probes[0].target: every probe needs a target (ADDRESS:PORT of a reflector)",
+        "3 probes[1].target: '0.0.0.0:862': a probe target needs a reflector's address, not "
+          + "0.0.0.0 or ::",
+        "4 probes[2].target: 'reflector.example:862': \(ListenAddress.expected)",
+        "6 probes[3].rate: 0.0 is out of range 0.1...1000.0",
+        "7 probes[3].size: 20 is out of range 44...1472",
+        "8 probes[4].target: 192.0.2.9:862 is probed twice",
+        "11 probes[5].size: authenticated probes are at least 112 bytes",
+        "13 reflector.listen: 'nowhere': \(ListenAddress.expected)",
+        "14 reflector.burst: 0 is out of range 1...1000000",
+        "15 reflector.colour: unknown key; known keys here: enabled, listen, auth_key_file, "
+          + "allow, rate_limit, burst, clock_synchronized",
+      ])
+  }
+}
