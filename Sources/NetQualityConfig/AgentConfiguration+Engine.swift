@@ -13,6 +13,9 @@ extension AgentConfiguration {
       probes.compactMap { probe in
         probe.name.map { ($0, [NetworkPrefix(address: probe.target.address)]) }
       } + peerGroups.map { ($0.name, $0.networks) }
+    // Our own probes and reflector answers are measured by the probe sessions, not the capture.
+    result.analyzer.probeTraffic = ProbeTrafficFilter(
+      endpoints: probes.map(\.target) + (reflector.enabled ? [reflector.listen] : []))
     // A peer given up stays (in metrics, API and dashboard) for the grace period, and then
     // its streams are forgotten with it: one timer for both.
     result.forgetAfterTimeoutSeconds = peerGraceSeconds

@@ -62,6 +62,9 @@ final class ProbeConfigurationTests: XCTestCase {
     let engine = configuration.engineConfiguration(interfaceNetworks: [])
     XCTAssertEqual(engine.peerName(first.target.address), "sfu-eu")
     XCTAssertEqual(engine.peerName(second.target.address), "2001:db8::9")
+    XCTAssertEqual(
+      engine.analyzer.probeTraffic.endpoints.map(\.description),
+      ["192.0.2.9:862", "[2001:db8::9]:4000", "[::]:8620"])
   }
 
   func testMistakesAreReportedWithTheirLines() {

@@ -192,4 +192,30 @@ final class ProbePeerTests: XCTestCase {
     XCTAssertEqual(peer.tx.source, .probe)
     XCTAssertGreaterThanOrEqual(peer.tx.rawLevel, .bad)
   }
+
+  func testTheAgentsOwnProbeTrafficIsNotTakenForRTP() throws {
+    // Probe packets numbered from 2^31 have RTP's version bits: 300 of them to the reflector
+    // would make a stream without the filter.
+    func stampFrames(_ scenario: inout Scenario) {
+      for index in 0..<300 {
+        var payload = [UInt8](repeating: 0, count: 44)
+        let sequence = UInt32(0x8000_0000) + UInt32(index)
+        withUnsafeBytes(of: sequence.bigEndian) { payload.replaceSubrange(0..<4, with: $0) }
+        scenario.feed(
+          PacketBuilder.frame(
+            source: Scenario.local, destination: Scenario.reflector, payload: payload),
+          at: Double(index) * 0.02)
+      }
+      scenario.idle(until: 8)
+    }
+    var unfiltered = Scenario()
+    stampFrames(&unfiltered)
+    XCTAssertEqual(unfiltered.ticks.last?.snapshot.streams.count, 1, "the filter is needed")
+    var filtered = Scenario {
+      $0.analyzer.probeTraffic = ProbeTrafficFilter(endpoints: [Scenario.reflector])
+    }
+    stampFrames(&filtered)
+    XCTAssertEqual(filtered.ticks.last?.snapshot.streams.count, 0)
+    XCTAssertEqual(filtered.engine.analyzer.report().capture.probePackets, 300)
+  }
 }

@@ -21,6 +21,8 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var dtlsAlerts: Int64 = 0
   public var turnAllocationsReleased: Int64 = 0
   public var sipMessagesWithSDP: Int64 = 0
+  /// The agent's own STAMP probes and reflector answers (`ProbeTrafficFilter`), not analysed.
+  public var probePackets: Int64 = 0
   public var nonIP: Int64 = 0
   public var otherTransport: Int64 = 0
   public var ipFragments: Int64 = 0
@@ -57,6 +59,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     case dtlsAlerts = "dtls_alerts"
     case turnAllocationsReleased = "turn_allocations_released"
     case sipMessagesWithSDP = "sip_sdp_messages"
+    case probePackets = "probe_packets"
     case nonIP = "non_ip"
     case otherTransport = "non_udp_ip"
     case ipFragments = "ip_fragments"
@@ -85,6 +88,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     try container.encode(dtlsAlerts, forKey: .dtlsAlerts)
     try container.encode(turnAllocationsReleased, forKey: .turnAllocationsReleased)
     try container.encode(sipMessagesWithSDP, forKey: .sipMessagesWithSDP)
+    try container.encode(probePackets, forKey: .probePackets)
     try container.encode(nonIP, forKey: .nonIP)
     try container.encode(otherTransport, forKey: .otherTransport)
     try container.encode(ipFragments, forKey: .ipFragments)

@@ -10,6 +10,8 @@ public struct StreamAnalyzer: Sendable {
     public var maxStreams: Int
     /// Local networks, for the tx/rx direction of each stream.
     public var localNetworks: [NetworkPrefix]
+    /// The agent's own probe traffic, kept out of the passive view.
+    public var probeTraffic = ProbeTrafficFilter()
 
     public init(maxStreams: Int = 200_000, localNetworks: [NetworkPrefix] = []) {
       self.maxStreams = maxStreams
@@ -126,6 +128,10 @@ public struct StreamAnalyzer: Sendable {
   mutating func ingestUDP(
     _ payload: UnsafeRawBufferPointer, wireLength: Int, datagram: UDPDatagram, at time: CaptureTime
   ) {
+    if !configuration.probeTraffic.isEmpty && configuration.probeTraffic.matches(datagram) {
+      counters.probePackets += 1
+      return
+    }
     switch PayloadKind.classify(payload) {
     case .rtp:
       ingestRTP(payload, wireLength: wireLength, datagram: datagram, at: time)
