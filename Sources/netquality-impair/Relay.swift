@@ -57,6 +57,10 @@ final class Relay {
   init(configuration: RelayConfiguration) throws(RelayError) {
     self.configuration = configuration
     listenSocket = try UDPSocket(family: configuration.listen.family)
+    guard listenSocket.descriptor < DescriptorSet.limit else {
+      throw RelayError(
+        "descriptor \(listenSocket.descriptor) is too high to wait on; start with fewer open files")
+    }
     try listenSocket.bind(to: configuration.listen)
     boundAddress = try listenSocket.localAddress()
     clients = ClientTable(targetFamily: configuration.target.family)
