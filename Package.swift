@@ -64,6 +64,14 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // The test impairment relay (tests/e2e): seeded delay, jitter, loss, duplication and
+    // reordering per direction on a UDP path; not a user-facing command.
+    .executableTarget(
+      name: "netquality-impair",
+      dependencies: [
+        "NetQualitySynth", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
     // The analysis engine timed alone over a capture held in memory (see scripts/bench.sh).
     .executableTarget(
       name: "netquality-engine-bench", dependencies: ["NetQualityCore", "NetQualityCapture"]),

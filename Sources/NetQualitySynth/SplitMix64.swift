@@ -15,8 +15,13 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     return z ^ (z >> 31)
   }
 
+  /// Uniform in [0, 1): the top 53 bits, every value a Double can hold exactly in that range.
+  public mutating func nextUnitInterval() -> Double {
+    Double(next() >> 11) / Double(1 << 53)
+  }
+
   /// True with probability `percent` / 100.
   public mutating func chance(percent: Double) -> Bool {
-    percent > 0 && Double(next() >> 11) / Double(1 << 53) * 100 < percent
+    percent > 0 && nextUnitInterval() * 100 < percent
   }
 }
