@@ -5,7 +5,9 @@ import NetQualityCore
 /// reply is built; RFC 8762 section 4.3.1) and sends the reply back to the request's source.
 ///
 /// Receive and reply buffers are allocated once; the unauthenticated path allocates nothing
-/// per packet. (In authenticated mode swift-crypto copies its two SHA-256 contexts per HMAC.)
+/// per packet. Authenticated mode computes two HMACs per reply (the request's, checked, and the
+/// reply's, over its final bytes), and swift-crypto's public API allocates for each (it copies
+/// its SHA-256 contexts, which are class instances): measured, 5 allocations per reply.
 /// Used by one thread at a time; `counters` can be read once `run` has returned.
 public final class Reflector {
   public let socket: UDPSocket

@@ -3,7 +3,8 @@ import NetQualityCore
 /// What the reflector does with one datagram.
 public enum ReflectorDecision: Sendable {
   /// Send the first `length` bytes of the reply buffer (exactly the request's length) after
-  /// stamping T3 into it with `STAMPReflectorPacket.stamp(_:into:key:)` and this `key`.
+  /// stamping T3 into it with `STAMPReflectorPacket.stamp(_:into:key:)` and this `key`, which
+  /// in authenticated mode also writes the HMAC: the reply is not complete before.
   case reply(length: Int, key: STAMPKey?)
   case refuse(ReflectorRefusal)
 }
@@ -125,10 +126,9 @@ public struct ReflectorPolicy {
       senderSequenceNumber: sent.sequenceNumber, senderTimestamp: sent.timestamp,
       senderErrorEstimate: sent.errorEstimate, senderTTL: ttl ?? Self.unknownTTL)
     // Same length as the request: never larger (no amplification), never smaller (symmetric
-    // sizes, RFC 8762 section 4.2.1 padding).
-    guard (try? packet.encode(into: reply, totalLength: request.count, key: key)) != nil else {
-      return .refuse(.oversized)
-    }
+    // sizes, RFC 8762 section 4.2.1 padding). Unsigned: the HMAC goes on with T3, in `stamp`.
+    guard (try? packet.encodeUnsigned(into: reply, totalLength: request.count, mode: mode)) != nil
+    else { return .refuse(.oversized) }
     return .reply(length: request.count, key: key)
   }
 

@@ -99,7 +99,18 @@ public struct STAMPReflectorPacket: Hashable, Sendable {
   public func encode(
     into buffer: UnsafeMutableRawBufferPointer, totalLength: Int, key: STAMPKey?
   ) throws(STAMPCodecError) -> Int {
-    let layout = STAMPLayout.reflector(key == nil ? .unauthenticated : .authenticated)
+    try encodeUnsigned(
+      into: buffer, totalLength: totalLength, mode: key == nil ? .unauthenticated : .authenticated)
+    key?.sign(buffer)
+    return totalLength
+  }
+
+  /// `encode` without the HMAC (left zero in authenticated mode): for a reply whose T3 and HMAC
+  /// `stamp` writes just before the send, so the HMAC is computed once, over the final bytes.
+  func encodeUnsigned(
+    into buffer: UnsafeMutableRawBufferPointer, totalLength: Int, mode: STAMPMode
+  ) throws(STAMPCodecError) {
+    let layout = STAMPLayout.reflector(mode)
     try STAMPLayout.checkEncode(buffer, totalLength: totalLength, layout: layout)
     buffer.zero(from: 0, count: totalLength)
     buffer.storeBigEndian(sequenceNumber, at: layout.sequenceNumber)
@@ -110,8 +121,6 @@ public struct STAMPReflectorPacket: Hashable, Sendable {
     buffer.storeBigEndian(senderTimestamp.rawValue, at: layout.senderTimestamp)
     buffer.storeBigEndian(senderErrorEstimate.rawValue, at: layout.senderErrorEstimate)
     buffer[layout.senderTTL] = senderTTL
-    key?.sign(buffer)
-    return totalLength
   }
 
   /// The reply as a new array of `totalLength` bytes (the base length when nil): for tests

@@ -39,7 +39,14 @@ final class ReflectorPolicyTests: XCTestCase {
         policy.handle(request, from: source, receivedAt: now, ttl: ttl, now: now, reply: buffer)
       }
     }
-    if case .reply(let length, _) = decision {
+    if case .reply(let length, let key) = decision {
+      // As the shell does: T3 (here 1 µs after T2) and, with a key, the HMAC.
+      let t3 = STAMPTimestamp(ntp: now.advanced(byNanoseconds: 1_000))
+      let stamped = reply.withUnsafeMutableBytes { buffer in
+        let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length])
+        return (try? STAMPReflectorPacket.stamp(t3, into: packet, key: key)) != nil
+      }
+      XCTAssertTrue(stamped)
       return Outcome(decision: decision, reply: Array(reply[0..<length]))
     }
     return Outcome(decision: decision, reply: [])
@@ -77,8 +84,7 @@ final class ReflectorPolicyTests: XCTestCase {
     XCTAssertEqual(packet.senderTTL, 64)
     XCTAssertEqual(packet.receiveTimestamp, STAMPTimestamp(ntp: received))
     XCTAssertEqual(packet.receiveTimestamp.ntpTime(near: start), received)
-    // Until the shell stamps T3, the timestamp is T2.
-    XCTAssertEqual(packet.timestamp, packet.receiveTimestamp)
+    XCTAssertEqual(packet.timestamp.ntpTime(near: start), received.advanced(byNanoseconds: 1_000))
     XCTAssertEqual(packet.errorEstimate.rawValue, 0x8F84)
     XCTAssertTrue(packet.errorEstimate.isSynchronized)
   }
