@@ -65,7 +65,9 @@ public final class Reflector {
     let decision = policy.handle(
       received, from: datagram.source, receivedAt: datagram.receiveTime, ttl: datagram.ttl,
       isTruncated: datagram.isTruncated, now: WallClock.monotonicNow(), reply: reply)
-    guard case .reply(let length, let key) = decision else { return }
+    // The policy never answers longer than the request; checked here too, at the socket,
+    // because a reflector that amplified would be an attack tool.
+    guard case .reply(let length, let key) = decision, length <= received.count else { return }
     let outgoing = UnsafeMutableRawBufferPointer(rebasing: reply[0..<length])
     do {
       // T3: the last thing before the send (and the HMAC over it in authenticated mode).

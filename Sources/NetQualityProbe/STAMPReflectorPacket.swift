@@ -5,7 +5,7 @@ import NetQualityCore
 /// (unauthenticated, 44-octet base) and 4.3.2 (authenticated, 112-octet base); see
 /// `STAMPLayout`. Each base is the size of the sender's base packet of the same mode, so a
 /// reply can always be exactly as long as its request.
-public struct STAMPReflectorPacket: Hashable, Sendable {
+public struct STAMPReflectorPacket: STAMPPacket {
   /// The reflector's sequence number: its own per-session counter in stateful mode, a copy of
   /// the sender's in stateless mode (section 4.3).
   public var sequenceNumber: UInt32
@@ -37,21 +37,16 @@ public struct STAMPReflectorPacket: Hashable, Sendable {
     self.senderTTL = senderTTL
   }
 
-  /// The base packet length of `mode`: 44 unauthenticated, 112 authenticated.
-  public static func baseLength(_ mode: STAMPMode) -> Int {
-    STAMPLayout.reflector(mode).baseLength
+  public static func layout(_ mode: STAMPMode) -> STAMPLayout {
+    STAMPLayout.reflector(mode)
   }
 
   // MARK: Decode
 
-  /// Reads a reply of `mode` from a UDP payload. Throws `tooShort` for a payload shorter than
-  /// the base packet; never traps. Authenticated mode reads the fields only: check the HMAC
-  /// with `STAMPKey.isValidHMAC(of:)` (or use `init(decoding:key:)`).
+  /// Reads a reply of `mode` (see `STAMPPacket`).
   public init(decoding bytes: UnsafeRawBufferPointer, mode: STAMPMode) throws(STAMPCodecError) {
-    let layout = STAMPLayout.reflector(mode)
-    guard bytes.count >= layout.baseLength else {
-      throw .tooShort(length: bytes.count, minimumLength: layout.baseLength)
-    }
+    let layout = Self.layout(mode)
+    try layout.checkHolds(bytes.count)
     sequenceNumber = bytes.uint32BigEndian(at: layout.sequenceNumber)
     timestamp = STAMPTimestamp(rawValue: bytes.uint64BigEndian(at: layout.timestamp))
     errorEstimate = STAMPErrorEstimate(rawValue: bytes.uint16BigEndian(at: layout.errorEstimate))
@@ -64,37 +59,11 @@ public struct STAMPReflectorPacket: Hashable, Sendable {
     senderTTL = bytes.byte(at: layout.senderTTL)
   }
 
-  /// Reads an authenticated reply and checks its HMAC with `key` (throws `badHMAC`).
-  public init(decoding bytes: UnsafeRawBufferPointer, key: STAMPKey) throws(STAMPCodecError) {
-    try self.init(decoding: bytes, mode: .authenticated)
-    guard key.isValidHMAC(of: bytes) else { throw .badHMAC }
-  }
-
-  /// Reads a reply of `mode` from bytes (see the buffer form).
-  public init(decoding bytes: [UInt8], mode: STAMPMode) throws(STAMPCodecError) {
-    let result = bytes.withUnsafeBytes { buffer in
-      Result { () throws(STAMPCodecError) in try STAMPReflectorPacket(decoding: buffer, mode: mode)
-      }
-    }
-    self = try result.get()
-  }
-
-  /// Reads an authenticated reply from bytes and checks its HMAC (see the buffer form).
-  public init(decoding bytes: [UInt8], key: STAMPKey) throws(STAMPCodecError) {
-    let result = bytes.withUnsafeBytes { buffer in
-      Result { () throws(STAMPCodecError) in try STAMPReflectorPacket(decoding: buffer, key: key) }
-    }
-    self = try result.get()
-  }
-
   // MARK: Encode
 
-  /// Writes the reply into `buffer[0 ..< totalLength]`: the fields, zeros in every MBZ and
-  /// padding octet, and with a `key` the authenticated layout and its HMAC (without one, the
-  /// unauthenticated layout). Allocates nothing. Returns `totalLength`.
-  ///
-  /// A reflector passes the request's length as `totalLength`: never more (RFC 8762 section
-  /// 4.3 keeps sizes symmetric; a larger reply would amplify).
+  /// Writes the reply (see `STAMPPacket`). A reflector passes the request's length as
+  /// `totalLength`: never more (RFC 8762 section 4.3 keeps sizes symmetric; a larger reply
+  /// would amplify).
   @discardableResult
   public func encode(
     into buffer: UnsafeMutableRawBufferPointer, totalLength: Int, key: STAMPKey?
@@ -110,7 +79,7 @@ public struct STAMPReflectorPacket: Hashable, Sendable {
   func encodeUnsigned(
     into buffer: UnsafeMutableRawBufferPointer, totalLength: Int, mode: STAMPMode
   ) throws(STAMPCodecError) {
-    let layout = STAMPLayout.reflector(mode)
+    let layout = Self.layout(mode)
     try STAMPLayout.checkEncode(buffer, totalLength: totalLength, layout: layout)
     buffer.zero(from: 0, count: totalLength)
     buffer.storeBigEndian(sequenceNumber, at: layout.sequenceNumber)
@@ -121,34 +90,5 @@ public struct STAMPReflectorPacket: Hashable, Sendable {
     buffer.storeBigEndian(senderTimestamp.rawValue, at: layout.senderTimestamp)
     buffer.storeBigEndian(senderErrorEstimate.rawValue, at: layout.senderErrorEstimate)
     buffer[layout.senderTTL] = senderTTL
-  }
-
-  /// The reply as a new array of `totalLength` bytes (the base length when nil): for tests
-  /// and set-up, not the per-packet path.
-  public func encoded(totalLength: Int? = nil, key: STAMPKey?) throws(STAMPCodecError)
-    -> [UInt8]
-  {
-    let length = totalLength ?? Self.baseLength(key == nil ? .unauthenticated : .authenticated)
-    var bytes = [UInt8](repeating: 0, count: max(0, length))
-    let result = bytes.withUnsafeMutableBytes { buffer in
-      Result { () throws(STAMPCodecError) in try encode(into: buffer, totalLength: length, key: key)
-      }
-    }
-    _ = try result.get()
-    return bytes
-  }
-
-  /// Rewrites the Timestamp (T3) of an encoded reply, and its HMAC with a `key`, in place: the
-  /// reflector builds the reply ahead and stamps it as late as possible before the send (RFC
-  /// 8762 section 4.3.1). The buffer must hold a base packet of the key's mode.
-  public static func stamp(
-    _ timestamp: STAMPTimestamp, into buffer: UnsafeMutableRawBufferPointer, key: STAMPKey?
-  ) throws(STAMPCodecError) {
-    let layout = STAMPLayout.reflector(key == nil ? .unauthenticated : .authenticated)
-    guard buffer.count >= layout.baseLength else {
-      throw .tooShort(length: buffer.count, minimumLength: layout.baseLength)
-    }
-    buffer.storeBigEndian(timestamp.rawValue, at: layout.timestamp)
-    key?.sign(buffer)
   }
 }
