@@ -103,6 +103,6 @@ let package = Package(
     // Runs the built `netquality` binary as a user would.
     .testTarget(
       name: "NetQualityCLITests",
-      dependencies: ["netquality", "NetQualitySynth", "NetQualityAgent"]),
+      dependencies: ["netquality", "NetQualitySynth", "NetQualityAgent", "NetQualityProbe"]),
   ]
 )

@@ -39,7 +39,10 @@ struct ReflectCommand: ParsableCommand {
     help: ArgumentHelp("Replies per second to one source address.", valueName: "PPS"))
   var rateLimit = ReflectorConfiguration().ratePerSourcePacketsPerSecond
 
-  @Option(help: ArgumentHelp("Replies one source may burst above the rate.", valueName: "N"))
+  @Option(
+    help: ArgumentHelp(
+      "Replies one source address may get back to back (the token bucket's size).",
+      valueName: "N"))
   var burst = ReflectorConfiguration().burstPerSourcePackets
 
   @Flag(
