@@ -19,6 +19,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
   ],
   targets: [
     // libpcap from the system (Debian: libpcap-dev).
@@ -53,13 +54,18 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // STAMP (RFC 8762) probes: packet codec, HMAC authentication, the reflector, UDP sockets.
+    .target(
+      name: "NetQualityProbe",
+      dependencies: ["NetQualityCore", .product(name: "Crypto", package: "swift-crypto")]
+    ),
     // Rendering of engine results for people and programs.
     .target(name: "NetQualityExport", dependencies: ["NetQualityCore"]),
     .executableTarget(
       name: "netquality",
       dependencies: [
         "NetQualityCore", "NetQualityCapture", "NetQualitySynth", "NetQualityExport",
-        "NetQualityConfig", "NetQualityAgent",
+        "NetQualityConfig", "NetQualityAgent", "NetQualityProbe",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -83,6 +89,8 @@ let package = Package(
       dependencies: ["NetQualityCapture", "NetQualityCore", "NetQualitySynth"]
     ),
     .testTarget(
+      name: "NetQualityProbeTests", dependencies: ["NetQualityProbe", "NetQualityCore"]),
+    .testTarget(
       name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore"]),
     .testTarget(
       name: "NetQualityConfigTests", dependencies: ["NetQualityConfig", "NetQualityCore"]),
@@ -103,6 +111,6 @@ let package = Package(
     // Runs the built `netquality` binary as a user would.
     .testTarget(
       name: "NetQualityCLITests",
-      dependencies: ["netquality", "NetQualitySynth", "NetQualityAgent"]),
+      dependencies: ["netquality", "NetQualitySynth", "NetQualityAgent", "NetQualityProbe"]),
   ]
 )

@@ -1,0 +1,151 @@
+import NetQualityCore
+
+/// What the reflector does with one datagram.
+public enum ReflectorDecision: Sendable {
+  /// Send the first `length` bytes of the reply buffer (exactly the request's length) after
+  /// stamping T3 into it with `STAMPReflectorPacket.stamp(_:into:key:)` and this `key`, which
+  /// in authenticated mode also writes the HMAC: the reply is not complete before.
+  case reply(length: Int, key: STAMPKey?)
+  case refuse(ReflectorRefusal)
+}
+
+/// The STAMP Session-Reflector's decisions (RFC 8762 section 4.3), pure: datagrams and times
+/// come in, replies and counters go out; no clock, no socket.
+///
+/// Stateful mode (section 4.3): each session, keyed by the sender's address and port, has the
+/// reflector's own sequence number counting from 0, so a sender can tell loss on the way out
+/// (its own numbers skip) from loss on the way back (the reflector's numbers skip). Sessions
+/// live in a bounded table (least recently used forgotten first, idle ones expired).
+///
+/// A request is refused, in this order of checks, when it is too short or too long, comes from
+/// an unanswerable or reflector port, comes from outside the allowed networks, exceeds its
+/// source's or the total rate, or (authenticated mode) carries a bad HMAC — the rate check
+/// comes before the HMAC so that a flood cannot make the reflector hash without bound. A reply
+/// is exactly as long as its request, never longer: a reflector must not amplify.
+public struct ReflectorPolicy {
+  public let configuration: ReflectorConfiguration
+  public private(set) var counters = ReflectorCounters()
+  private var sessions: LRUTable<Endpoint, UInt32>
+  private var sourceBuckets: LRUTable<IPAddress, TokenBucket>
+  private var totalBucket: TokenBucket
+
+  /// The TTL stated when the socket could not read the request's (RFC 8762 section 4.3.1 has
+  /// no "unknown" value; 255 is the most a sender can have set).
+  public static let unknownTTL: UInt8 = 255
+
+  public init(configuration: ReflectorConfiguration, now: CaptureTime) {
+    self.configuration = configuration
+    sessions = LRUTable(
+      capacity: configuration.maximumSessions, idleSeconds: configuration.sessionIdleSeconds)
+    sourceBuckets = LRUTable(
+      capacity: configuration.maximumSessions, idleSeconds: configuration.sessionIdleSeconds)
+    totalBucket = TokenBucket(
+      ratePerSecond: configuration.rateTotalPacketsPerSecond,
+      burst: configuration.burstTotalPackets, now: now)
+  }
+
+  /// Decides about `request` from `source` and, to reply, writes the reply into `reply`.
+  ///
+  /// - Parameters:
+  ///   - receivedAt: T2, the wall-clock time the request arrived (for the Receive Timestamp;
+  ///     also the placeholder Timestamp until the shell stamps T3).
+  ///   - ttl: the request's IP TTL or Hop Limit, nil when unknown (then 255 is sent).
+  ///   - isTruncated: the datagram was longer than the receive buffer.
+  ///   - now: a monotonic time for rate limits and session expiry (wall-clock steps must not
+  ///     refill buckets or expire sessions).
+  ///   - reply: a buffer of at least `maximumPacketLength` bytes.
+  public mutating func handle(
+    _ request: UnsafeRawBufferPointer, from source: Endpoint, receivedAt: CaptureTime,
+    ttl: UInt8?, isTruncated: Bool = false, now: CaptureTime,
+    reply: UnsafeMutableRawBufferPointer
+  ) -> ReflectorDecision {
+    counters.packetsReceived += 1
+    counters.bytesReceived += request.count
+    let decision = decide(
+      request, from: source, receivedAt: receivedAt, ttl: ttl, isTruncated: isTruncated,
+      now: now, reply: reply)
+    switch decision {
+    case .reply(let length, _):
+      counters.packetsReflected += 1
+      counters.bytesReflected += length
+    case .refuse(let reason):
+      counters.countRefusal(reason)
+    }
+    counters.sessionsActive = sessions.count
+    counters.sessionsEvicted = sessions.evictions
+    counters.sessionsExpired = sessions.expirations
+    return decision
+  }
+
+  /// A reply the socket would not take.
+  public mutating func countSendError() {
+    counters.sendErrors += 1
+  }
+
+  /// A request the kernel gave no receive timestamp for.
+  public mutating func countUserSpaceTimestamp() {
+    counters.userSpaceTimestamps += 1
+  }
+
+  private mutating func decide(
+    _ request: UnsafeRawBufferPointer, from source: Endpoint, receivedAt: CaptureTime,
+    ttl: UInt8?, isTruncated: Bool, now: CaptureTime, reply: UnsafeMutableRawBufferPointer
+  ) -> ReflectorDecision {
+    let mode = configuration.mode
+    guard request.count >= STAMPSenderPacket.baseLength(mode) else {
+      return .refuse(.tooShort)
+    }
+    guard !isTruncated, request.count <= configuration.maximumPacketLength,
+      request.count <= reply.count
+    else { return .refuse(.oversized) }
+    guard source.port != 0, !(configuration.refusesWellKnownSourcePort && source.port == 862)
+    else { return .refuse(.badSourcePort) }
+    guard isAllowed(source.address) else { return .refuse(.notAllowed) }
+    guard takeTokens(for: source.address, now: now) else { return .refuse(.rateLimited) }
+
+    var key: STAMPKey?
+    if mode == .authenticated {
+      guard let verified = configuration.keys.first(where: { $0.isValidHMAC(of: request) }) else {
+        return .refuse(.badHMAC)
+      }
+      key = verified
+    }
+    // The length was checked above, so decoding cannot fail; a failure would still only refuse.
+    guard let sent = try? STAMPSenderPacket(decoding: request, mode: mode) else {
+      return .refuse(.tooShort)
+    }
+
+    let (slot, _) = sessions.slot(for: source, now: now) { 0 }
+    let sequenceNumber = sessions[slot]
+    sessions[slot] = sequenceNumber &+ 1
+
+    let receiveTimestamp = STAMPTimestamp(ntp: receivedAt)
+    let packet = STAMPReflectorPacket(
+      sequenceNumber: sequenceNumber, timestamp: receiveTimestamp,
+      errorEstimate: configuration.errorEstimate, receiveTimestamp: receiveTimestamp,
+      senderSequenceNumber: sent.sequenceNumber, senderTimestamp: sent.timestamp,
+      senderErrorEstimate: sent.errorEstimate, senderTTL: ttl ?? Self.unknownTTL)
+    // Same length as the request: never larger (no amplification), never smaller (symmetric
+    // sizes, RFC 8762 section 4.2.1 padding). Unsigned: the HMAC goes on with T3, in `stamp`.
+    guard (try? packet.encodeUnsigned(into: reply, totalLength: request.count, mode: mode)) != nil
+    else { return .refuse(.oversized) }
+    return .reply(length: request.count, key: key)
+  }
+
+  private func isAllowed(_ address: IPAddress) -> Bool {
+    configuration.allowedNetworks.isEmpty
+      || configuration.allowedNetworks.contains { $0.contains(address) }
+  }
+
+  /// One token from the source's bucket and one from the total; the total is not charged for
+  /// a source already over its own rate.
+  private mutating func takeTokens(for address: IPAddress, now: CaptureTime) -> Bool {
+    let rate = configuration.ratePerSourcePacketsPerSecond
+    let burst = configuration.burstPerSourcePackets
+    let (slot, _) = sourceBuckets.slot(for: address, now: now) {
+      TokenBucket(ratePerSecond: rate, burst: burst, now: now)
+    }
+    guard sourceBuckets[slot].take(at: now) else { return false }
+    return totalBucket.take(at: now)
+  }
+}

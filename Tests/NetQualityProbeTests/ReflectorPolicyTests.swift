@@ -1,0 +1,320 @@
+import NetQualityCore
+import XCTest
+
+@testable import NetQualityProbe
+
+final class ReflectorPolicyTests: XCTestCase {
+  typealias F = STAMPFixtures
+
+  let start = CaptureTime(seconds: 1_735_689_600, nanoseconds: 0)
+  let alice = Endpoint(address: IPAddress(ipv4: 10, 0, 0, 1), port: 40_000)
+  let bob = Endpoint(address: IPAddress(ipv4: 10, 0, 0, 2), port: 40_000)
+
+  /// A sender packet with sequence number `sequence`, `length` bytes, signed when `key` is set.
+  func request(_ sequence: UInt32, length: Int? = nil, key: STAMPKey? = nil) -> [UInt8] {
+    var packet = F.sender
+    packet.sequenceNumber = sequence
+    return (try? packet.encoded(totalLength: length, key: key)) ?? []
+  }
+
+  struct Outcome {
+    var decision: ReflectorDecision
+    var reply: [UInt8]
+
+    var refusal: ReflectorRefusal? {
+      if case .refuse(let reason) = decision { return reason }
+      return nil
+    }
+  }
+
+  /// Runs one request through `policy` at `time` (both wall and monotonic).
+  func handle(
+    _ policy: inout ReflectorPolicy, _ bytes: [UInt8], from source: Endpoint,
+    at time: CaptureTime? = nil, ttl: UInt8? = 64
+  ) -> Outcome {
+    let now = time ?? start
+    var reply = [UInt8](repeating: 0xEE, count: 10_000)
+    let decision = bytes.withUnsafeBytes { request in
+      reply.withUnsafeMutableBytes { buffer in
+        policy.handle(request, from: source, receivedAt: now, ttl: ttl, now: now, reply: buffer)
+      }
+    }
+    if case .reply(let length, let key) = decision {
+      // As the shell does: T3 (here 1 µs after T2) and, with a key, the HMAC.
+      let t3 = STAMPTimestamp(ntp: now.advanced(byNanoseconds: 1_000))
+      let stamped = reply.withUnsafeMutableBytes { buffer in
+        let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length])
+        return (try? STAMPReflectorPacket.stamp(t3, into: packet, key: key)) != nil
+      }
+      XCTAssertTrue(stamped)
+      return Outcome(decision: decision, reply: Array(reply[0..<length]))
+    }
+    return Outcome(decision: decision, reply: [])
+  }
+
+  func reflected(_ outcome: Outcome, mode: STAMPMode = .unauthenticated) throws
+    -> STAMPReflectorPacket
+  {
+    try STAMPReflectorPacket(decoding: outcome.reply, mode: mode)
+  }
+
+  // MARK: Sessions
+
+  func testEachSessionCountsItsOwnSequenceFromZero() throws {
+    var policy = ReflectorPolicy(configuration: ReflectorConfiguration(), now: start)
+    let aliceOtherPort = Endpoint(address: alice.address, port: 40_001)
+    var sequences: [(Endpoint, UInt32)] = []
+    for source in [alice, alice, bob, alice, aliceOtherPort, bob] {
+      let outcome = handle(&policy, request(7), from: source)
+      sequences.append((source, try reflected(outcome).sequenceNumber))
+    }
+    XCTAssertEqual(sequences.map(\.1), [0, 1, 0, 2, 0, 1])
+    XCTAssertEqual(policy.counters.sessionsActive, 3)
+  }
+
+  func testReplyCopiesTheSenderFieldsAndStatesItsOwn() throws {
+    var configuration = ReflectorConfiguration()
+    configuration.errorEstimate = STAMPErrorEstimate(seconds: 0.001, isSynchronized: true)
+    var policy = ReflectorPolicy(configuration: configuration, now: start)
+    let received = start.advanced(byNanoseconds: 250_000_000)
+    let packet = try reflected(handle(&policy, request(0xDEAD_BEEF), from: alice, at: received))
+    XCTAssertEqual(packet.senderSequenceNumber, 0xDEAD_BEEF)
+    XCTAssertEqual(packet.senderTimestamp, F.sender.timestamp)
+    XCTAssertEqual(packet.senderErrorEstimate, F.senderEstimate)
+    XCTAssertEqual(packet.senderTTL, 64)
+    XCTAssertEqual(packet.receiveTimestamp, STAMPTimestamp(ntp: received))
+    XCTAssertEqual(packet.receiveTimestamp.ntpTime(near: start), received)
+    XCTAssertEqual(packet.timestamp.ntpTime(near: start), received.advanced(byNanoseconds: 1_000))
+    XCTAssertEqual(packet.errorEstimate.rawValue, 0x8F84)
+    XCTAssertTrue(packet.errorEstimate.isSynchronized)
+  }
+
+  func testUnknownTTLIsSentAs255() throws {
+    var policy = ReflectorPolicy(configuration: ReflectorConfiguration(), now: start)
+    XCTAssertEqual(try reflected(handle(&policy, request(1), from: alice, ttl: nil)).senderTTL, 255)
+  }
+
+  func testDefaultEstimateIsUnsynchronized() {
+    XCTAssertFalse(ReflectorConfiguration().errorEstimate.isSynchronized)
+    XCTAssertEqual(ReflectorConfiguration().errorEstimate.timestampFormat, .ntp)
+  }
+
+  func testIdleSessionStartsAgainAtZero() throws {
+    var configuration = ReflectorConfiguration()
+    configuration.sessionIdleSeconds = 10
+    var policy = ReflectorPolicy(configuration: configuration, now: start)
+    XCTAssertEqual(try reflected(handle(&policy, request(0), from: alice)).sequenceNumber, 0)
+    XCTAssertEqual(
+      try reflected(handle(&policy, request(1), from: alice, at: start.advanced(bySeconds: 9)))
+        .sequenceNumber, 1)
+    XCTAssertEqual(
+      try reflected(handle(&policy, request(2), from: alice, at: start.advanced(bySeconds: 20)))
+        .sequenceNumber, 0)
+    XCTAssertEqual(policy.counters.sessionsExpired, 1)
+  }
+
+  func testSessionTableIsBounded() throws {
+    var configuration = ReflectorConfiguration()
+    configuration.maximumSessions = 3
+    var policy = ReflectorPolicy(configuration: configuration, now: start)
+    for port in UInt16(1_000)..<1_010 {
+      _ = handle(&policy, request(0), from: Endpoint(address: alice.address, port: port))
+    }
+    XCTAssertEqual(policy.counters.sessionsActive, 3)
+    XCTAssertEqual(policy.counters.sessionsEvicted, 7)
+    XCTAssertEqual(policy.counters.packetsReflected, 10)
+  }
+
+  // MARK: Sizes
+
+  func testReplyIsExactlyAsLongAsTheRequest() throws {
+    var policy = ReflectorPolicy(configuration: ReflectorConfiguration(), now: start)
+    for length in [44, 45, 100, 1_472, 9_000] {
+      let outcome = handle(&policy, request(1, length: length), from: alice)
+      guard case .reply(let replyLength, _) = outcome.decision else {
+        return XCTFail("\(length) refused: \(outcome.decision)")
+      }
+      XCTAssertEqual(replyLength, length)
+      XCTAssertEqual(outcome.reply.count, length)
+      // Padding is zeros, not the reply buffer's old bytes.
+      XCTAssertTrue(outcome.reply[44...].allSatisfy { $0 == 0 })
+    }
+    XCTAssertEqual(policy.counters.bytesReflected, policy.counters.bytesReceived)
+  }
+
+  func testShortAndOversizedRequestsAreRefused() {
+    var policy = ReflectorPolicy(configuration: ReflectorConfiguration(), now: start)
+    XCTAssertEqual(handle(&policy, Array(request(1)[0..<43]), from: alice).refusal, .tooShort)
+    XCTAssertEqual(handle(&policy, [], from: alice).refusal, .tooShort)
+    XCTAssertEqual(handle(&policy, request(1, length: 9_001), from: alice).refusal, .oversized)
+    XCTAssertEqual(policy.counters.refusedTooShort, 2)
+    XCTAssertEqual(policy.counters.refusedOversized, 1)
+    XCTAssertEqual(policy.counters.packetsReflected, 0)
+  }
+
+  func testAReplyBufferSmallerThanTheRequestRefusesInsteadOfTruncating() {
+    var policy = ReflectorPolicy(configuration: ReflectorConfiguration(), now: start)
+    var small = [UInt8](repeating: 0, count: 50)
+    let decision = request(1, length: 60).withUnsafeBytes { bytes in
+      small.withUnsafeMutableBytes { buffer in
+        policy.handle(bytes, from: alice, receivedAt: start, ttl: nil, now: start, reply: buffer)
+      }
+    }
+    guard case .refuse(.oversized) = decision else { return XCTFail("\(decision)") }
+  }
+
+  func testTruncatedDatagramIsOversized() {
+    var policy = ReflectorPolicy(configuration: ReflectorConfiguration(), now: start)
+    var reply = [UInt8](repeating: 0, count: 100)
+    let decision = request(1).withUnsafeBytes { bytes in
+      reply.withUnsafeMutableBytes { buffer in
+        policy.handle(
+          bytes, from: alice, receivedAt: start, ttl: nil, isTruncated: true, now: start,
+          reply: buffer)
+      }
+    }
+    guard case .refuse(.oversized) = decision else { return XCTFail("\(decision)") }
+  }
+
+  // MARK: Who may use it
+
+  func testSourcePortsZeroAnd862AreRefused() {
+    var policy = ReflectorPolicy(configuration: ReflectorConfiguration(), now: start)
+    for port: UInt16 in [0, 862] {
+      let source = Endpoint(address: alice.address, port: port)
+      XCTAssertEqual(handle(&policy, request(1), from: source).refusal, .badSourcePort)
+    }
+    var configuration = ReflectorConfiguration()
+    configuration.refusesWellKnownSourcePort = false
+    var lenient = ReflectorPolicy(configuration: configuration, now: start)
+    XCTAssertNil(
+      handle(&lenient, request(1), from: Endpoint(address: alice.address, port: 862)).refusal)
+    XCTAssertEqual(
+      handle(&lenient, request(1), from: Endpoint(address: alice.address, port: 0)).refusal,
+      .badSourcePort)
+  }
+
+  func testAllowListAdmitsOnlyItsNetworks() throws {
+    var configuration = ReflectorConfiguration()
+    configuration.allowedNetworks = [
+      try XCTUnwrap(NetworkPrefix("10.0.0.0/8")), try XCTUnwrap(NetworkPrefix("2001:db8::/32")),
+    ]
+    var policy = ReflectorPolicy(configuration: configuration, now: start)
+    XCTAssertNil(handle(&policy, request(1), from: alice).refusal)
+    let outsider = Endpoint(address: IPAddress(ipv4: 192, 0, 2, 1), port: 40_000)
+    XCTAssertEqual(handle(&policy, request(1), from: outsider).refusal, .notAllowed)
+    let v6 = Endpoint(address: try XCTUnwrap(IPAddress("2001:db8::7")), port: 40_000)
+    XCTAssertNil(handle(&policy, request(1), from: v6).refusal)
+    let otherV6 = Endpoint(address: try XCTUnwrap(IPAddress("2001:db9::7")), port: 40_000)
+    XCTAssertEqual(handle(&policy, request(1), from: otherV6).refusal, .notAllowed)
+    XCTAssertEqual(policy.counters.refusedNotAllowed, 2)
+  }
+
+  // MARK: Rate limits
+
+  func testPerSourceTokenBucket() {
+    var configuration = ReflectorConfiguration()
+    configuration.ratePerSourcePacketsPerSecond = 10
+    configuration.burstPerSourcePackets = 5
+    var policy = ReflectorPolicy(configuration: configuration, now: start)
+    let burst = (0..<7).map { handle(&policy, request(UInt32($0)), from: alice).refusal }
+    XCTAssertEqual(burst, [nil, nil, nil, nil, nil, .rateLimited, .rateLimited])
+    // Another port of the same address shares the bucket; another address has its own.
+    let alicePort2 = Endpoint(address: alice.address, port: 2)
+    XCTAssertEqual(handle(&policy, request(1), from: alicePort2).refusal, .rateLimited)
+    XCTAssertNil(handle(&policy, request(1), from: bob).refusal)
+    // 10 packets/s: one more token after 0.1 s.
+    XCTAssertNil(
+      handle(&policy, request(9), from: alice, at: start.advanced(bySeconds: 0.1)).refusal)
+    XCTAssertEqual(
+      handle(&policy, request(9), from: alice, at: start.advanced(bySeconds: 0.1)).refusal,
+      .rateLimited)
+    XCTAssertEqual(policy.counters.refusedRateLimited, 4)
+    // The sequence counts replies only: 5 in the burst and 1 after 0.1 s, so the next is 6.
+    XCTAssertEqual(
+      try reflected(handle(&policy, request(9), from: alice, at: start.advanced(bySeconds: 1)))
+        .sequenceNumber, 6)
+  }
+
+  func testTotalRateLimitAcrossSources() {
+    var configuration = ReflectorConfiguration()
+    configuration.rateTotalPacketsPerSecond = 1
+    configuration.burstTotalPackets = 3
+    var policy = ReflectorPolicy(configuration: configuration, now: start)
+    let outcomes = (1...5).map { index in
+      handle(
+        &policy, request(0),
+        from: Endpoint(address: IPAddress(ipv4: 10, 0, 1, UInt8(index)), port: 5_000)
+      ).refusal
+    }
+    XCTAssertEqual(outcomes, [nil, nil, nil, .rateLimited, .rateLimited])
+  }
+
+  // MARK: Authenticated mode
+
+  func testAuthenticatedModeRequiresAValidHMACAndSignsWithTheSameKey() throws {
+    let second = try XCTUnwrap(STAMPKey(name: "second", bytes: Array(100..<132)))
+    var configuration = ReflectorConfiguration()
+    configuration.keys = [F.key, second]
+    var policy = ReflectorPolicy(configuration: configuration, now: start)
+
+    let good = handle(&policy, request(3, key: second), from: alice)
+    guard case .reply(let length, let key) = good.decision else {
+      return XCTFail("\(good.decision)")
+    }
+    XCTAssertEqual(length, 112)
+    XCTAssertEqual(key?.name, "second")
+    XCTAssertTrue(second.isValidHMAC(of: good.reply))
+    XCTAssertFalse(F.key.isValidHMAC(of: good.reply))
+    let packet = try STAMPReflectorPacket(decoding: good.reply, key: second)
+    XCTAssertEqual(packet.senderSequenceNumber, 3)
+    XCTAssertEqual(packet.sequenceNumber, 0)
+
+    var tampered = request(4, key: F.key)
+    tampered[2] ^= 0x80
+    XCTAssertEqual(handle(&policy, tampered, from: alice).refusal, .badHMAC)
+    let stranger = try XCTUnwrap(STAMPKey(name: "stranger", bytes: Array(repeating: 9, count: 16)))
+    XCTAssertEqual(handle(&policy, request(5, key: stranger), from: alice).refusal, .badHMAC)
+    // An unauthenticated (44-byte) packet is too short for authenticated mode.
+    XCTAssertEqual(handle(&policy, request(6), from: alice).refusal, .tooShort)
+    XCTAssertEqual(policy.counters.refusedBadHMAC, 2)
+    // Refused packets do not advance the session's sequence.
+    XCTAssertEqual(
+      try STAMPReflectorPacket(
+        decoding: handle(&policy, request(7, key: F.key), from: alice).reply,
+        key: F.key
+      ).sequenceNumber, 1)
+  }
+
+  func testRateLimitComesBeforeTheHMAC() {
+    var configuration = ReflectorConfiguration()
+    configuration.keys = [F.key]
+    configuration.burstPerSourcePackets = 2
+    configuration.ratePerSourcePacketsPerSecond = 1
+    var policy = ReflectorPolicy(configuration: configuration, now: start)
+    var bad = request(1, key: F.key)
+    bad[0] ^= 1
+    let outcomes = (0..<4).map { _ in handle(&policy, bad, from: alice).refusal }
+    XCTAssertEqual(outcomes, [.badHMAC, .badHMAC, .rateLimited, .rateLimited])
+  }
+
+  // MARK: Counters
+
+  func testCountersAddUp() {
+    var policy = ReflectorPolicy(configuration: ReflectorConfiguration(), now: start)
+    _ = handle(&policy, request(1), from: alice)
+    _ = handle(&policy, request(2, length: 100), from: alice)
+    _ = handle(&policy, [1, 2, 3], from: alice)
+    let counters = policy.counters
+    XCTAssertEqual(counters.packetsReceived, 3)
+    XCTAssertEqual(counters.bytesReceived, 147)
+    XCTAssertEqual(counters.packetsReflected, 2)
+    XCTAssertEqual(counters.bytesReflected, 144)
+    XCTAssertEqual(counters.refused(.tooShort), 1)
+    XCTAssertEqual(
+      counters.summary,
+      "received 3 packets (147 bytes), reflected 2 (144 bytes); refused too_short=1 oversized=0 "
+        + "bad_source_port=0 not_allowed=0 rate_limited=0 bad_hmac=0; send_errors=0 "
+        + "user_space_timestamps=0 sessions=1 evicted=0 expired=0")
+  }
+}
