@@ -44,7 +44,7 @@ let package = Package(
       name: "NetQualityAgent",
       dependencies: [
         "NetQualityCore", "NetQualityCapture", "NetQualityConfig", "NetQualityExport",
-        "NetQualitySynth",
+        "NetQualitySynth", "NetQualityProbe",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

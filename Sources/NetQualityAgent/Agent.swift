@@ -54,6 +54,7 @@ public struct Agent {
     // Open each capture once up front: a missing interface or permission fails the start.
     _ = try CaptureService.openAll(interfaces, options: options)
 
+    let probes = try ProbeService.plan(configuration)
     let state = AgentState(
       engine: Engine(configuration: configuration.engineConfiguration(interfaceNetworks: addresses))
     )
@@ -78,6 +79,7 @@ public struct Agent {
         services: [
           .init(service: captures), .init(service: TickService(state: state, logger: logger)),
           .init(service: http), .init(service: ReloadService(configuration: live)),
+          .init(service: ProbeService(plan: probes, state: state, logger: logger)),
         ],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {

@@ -4,12 +4,15 @@ public enum AgentError: Error, CustomStringConvertible {
   case cannotListen(address: String, reason: String)
   case noInterfaces
   case demo(reason: String)
+  /// A probe target's or the reflector's key file, or the reflector's socket.
+  case probes(String)
 
   public var description: String {
     switch self {
     case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
     case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
     case .demo(let reason): "cannot start the demo source: \(reason)"
+    case .probes(let reason): reason
     case .noInterfaces:
       "no interface to capture on: none is up with an address; name one in 'interfaces:' or with --interface"
     }

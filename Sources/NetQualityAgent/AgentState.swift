@@ -1,6 +1,7 @@
 import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
+import NetQualityProbe
 import Synchronization
 
 /// What the agent shares between its capture threads, its ticker and its HTTP server: the
@@ -23,6 +24,9 @@ public final class AgentState: Sendable {
     var status = AgentStatus()
     var metrics = HTTPServer.MetricsSettings(perStream: false, maxStreamSeries: 1000)
     var lastRenderSeconds: Double?
+    /// Answers the probe senders refused, by target; what the reflector did.
+    var probeSenders: [String: ProbeSender.Counters] = [:]
+    var reflector: ReflectorCounters?
   }
 
   public init(engine: Engine) {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NetQualityCore
 import NetQualityExport
+import NetQualityProbe
 
 /// The agent's HTTP endpoints on Hummingbird: Prometheus `/metrics` rendered from the last
 /// tick at scrape time, health and readiness, a landing page and the JSON API; every
@@ -96,6 +97,28 @@ enum HTTPServer {
       }
       exposition.perStream = published.metrics.perStream
       exposition.maxStreamSeries = published.metrics.maxStreamSeries
+      exposition.probeSenders = published.probeSenders.sorted { $0.key < $1.key }.map {
+        target, counters in
+        .init(
+          target: target,
+          refused: [
+            ("foreign", counters.foreign), ("malformed", counters.malformed),
+            ("bad_hmac", counters.badHMAC),
+          ],
+          missed: [
+            ("loop_late", counters.missedSends), ("send_buffer_full", counters.sendBufferFull),
+          ])
+      }
+      exposition.reflector = published.reflector.map { counters in
+        .init(
+          receivedPackets: Int64(counters.packetsReceived),
+          receivedBytes: Int64(counters.bytesReceived),
+          reflectedPackets: Int64(counters.packetsReflected),
+          reflectedBytes: Int64(counters.bytesReflected),
+          refused: ReflectorRefusal.allCases.map { ($0.rawValue, Int64(counters.refused($0))) },
+          sessions: Int64(counters.sessionsActive),
+          userSpaceTimestamps: Int64(counters.userSpaceTimestamps))
+      }
       return published.lastRenderSeconds
     }
     let body = exposition.render(previousRenderSeconds: previous)

@@ -1,8 +1,8 @@
 /// Fixed-point text for numbers in tables and dashboards, without Foundation's `String(format:)`
 /// (which costs more per call than analysing a packet).
-enum DecimalText {
+public enum DecimalText {
   /// `value` with exactly `places` digits after the point, rounded half away from zero.
-  static func fixed(_ value: Double, places: Int) -> String {
+  public static func fixed(_ value: Double, places: Int) -> String {
     guard value.isFinite else { return value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf") }
     var scale = 1.0
     for _ in 0..<places { scale *= 10 }

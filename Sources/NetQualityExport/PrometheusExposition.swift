@@ -53,6 +53,8 @@ public struct PrometheusExposition {
   public var configReloadSuccessful = true
   public var configReloadTime: Double?
   public var version = ""
+  public var probeSenders: [ProbeSenderFigures] = []
+  public var reflector: ReflectorFigures?
 
   public init() {}
 
@@ -90,6 +92,8 @@ public struct PrometheusExposition {
 
     interfaceMetrics(into: &out)
     engineMetrics(into: &out)
+    probeSenderMetrics(into: &out)
+    reflectorMetrics(into: &out)
 
     out.family(
       "netquality_config_last_reload_successful", .gauge,

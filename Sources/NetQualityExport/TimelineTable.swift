@@ -34,7 +34,7 @@ public enum TimelineTable {
       + "\(skipped.count) empty tick(s) not shown)"
   }
 
-  static func event(_ event: EngineEvent) -> String {
+  public static func event(_ event: EngineEvent) -> String {
     var text =
       "\(pad(event.time.rfc3339, 25)) \(pad(event.peer, 16)) ** \(event.kind.rawValue)"
     if let previous = event.previousState { text += " (was \(previous.rawValue))" }

@@ -9,7 +9,7 @@ struct NetQualityCommand: AsyncParsableCommand {
     version: BuildInfo.version,
     subcommands: [
       AnalyzeCommand.self, RunCommand.self, TopCommand.self, CheckConfigCommand.self,
-      GenerateCommand.self, ReflectCommand.self,
+      GenerateCommand.self, ProbeCommand.self, ReflectCommand.self,
     ]
   )
 }

@@ -88,30 +88,18 @@ struct ReflectCommand: ParsableCommand {
         ? " (ports below 1024 need root or CAP_NET_BIND_SERVICE)" : ""
       throw fail(error.description + hint)
     }
-    ReflectorSignals.install()
+    StopSignals.install()
     let mode = configuration.mode == .authenticated ? "authenticated" : "unauthenticated"
     let stamps = reflector.socket.kernelTimestamps ? "kernel" : "user-space"
     print("reflecting on \(reflector.socket.localEndpoint) (\(mode), \(stamps) timestamps)")
     fflush(nil)  // every stream: stdout is a pipe when a test or a supervisor reads it
     do {
-      try reflector.run { ReflectorSignals.stopRequested.load(ordering: .relaxed) }
+      try reflector.run { StopSignals.stopRequested.load(ordering: .relaxed) }
     } catch {
       print(reflector.counters.summary)
       throw fail(error.description)
     }
     print(reflector.counters.summary)
     fflush(nil)  // every stream: stdout is a pipe when a test or a supervisor reads it
-  }
-}
-
-/// SIGINT and SIGTERM ask the reflector loop to stop (it looks every 100 ms).
-enum ReflectorSignals {
-  static let stopRequested = Atomic<Bool>(false)
-
-  static func install() {
-    for signalNumber in [SIGINT, SIGTERM] {
-      // An atomic store is async-signal-safe.
-      signal(signalNumber) { _ in ReflectorSignals.stopRequested.store(true, ordering: .relaxed) }
-    }
   }
 }

@@ -1,0 +1,178 @@
+import NetQualityCore
+
+/// The sending end of one STAMP session (RFC 8762 section 4.2): a thin shell that stamps and
+/// sends probes on schedule, reads the reflector's answers and hands the settled probes on.
+/// The bookkeeping is `ProbeSession`'s and the measurement the engine's (`ProbeTracker`).
+/// Buffers are made once: sending and receiving allocate nothing per probe.
+public final class ProbeSender {
+  public struct Options: Sendable, Equatable {
+    public var target: Endpoint
+    /// 50 packets/s: a voice stream's rate (RFC 3551 section 4.5, 20 ms frames).
+    public var ratePerSecond = 50.0
+    /// UDP payload bytes; 0: the mode's base packet (44 or 112 octets).
+    public var sizeBytes = 0
+    /// DiffServ code point (6 bits); 46 (EF) is voice's (RFC 4594 section 4.1).
+    public var dscp: UInt8 = 46
+    public var timeoutSeconds = 1.0
+    /// Authenticated mode (RFC 8762 section 4.4) with this key.
+    public var key: STAMPKey?
+    /// Our S bit (RFC 4656 section 4.1.2): only with a disciplined clock.
+    public var clockSynchronized = false
+
+    public init(target: Endpoint) {
+      self.target = target
+    }
+
+    public static func == (lhs: Options, rhs: Options) -> Bool {
+      (lhs.target, lhs.ratePerSecond, lhs.sizeBytes, lhs.dscp, lhs.timeoutSeconds)
+        == (rhs.target, rhs.ratePerSecond, rhs.sizeBytes, rhs.dscp, rhs.timeoutSeconds)
+        && lhs.key?.name == rhs.key?.name && lhs.clockSynchronized == rhs.clockSynchronized
+    }
+  }
+
+  /// Answers refused, by reason, and sends the socket could not take.
+  public struct Counters: Sendable, Equatable {
+    /// From an address other than the target's.
+    public var foreign: Int64 = 0
+    /// Too short, truncated, or with timestamps that cannot be read.
+    public var malformed: Int64 = 0
+    /// Authenticated mode: the HMAC did not match our key.
+    public var badHMAC: Int64 = 0
+    /// The socket's buffer was full: the probe was not sent (and not counted as sent).
+    public var sendBufferFull: Int64 = 0
+    /// Probes never sent because the loop woke too late for them (see `sendIfDue`).
+    public var missedSends: Int64 = 0
+  }
+
+  public let options: Options
+  public let socket: UDPSocket
+  public private(set) var session: ProbeSession
+  public private(set) var counters = Counters()
+  private let mode: STAMPMode
+  private let packetLength: Int
+  private let intervalNanoseconds: Int64
+  private var nextSendAt: CaptureTime
+  private let sendBuffer: UnsafeMutableRawBufferPointer
+  private let receiveBuffer: UnsafeMutableRawBufferPointer
+
+  /// A sender bound to an ephemeral port of the target's family; the first probe goes at
+  /// monotonic time `start`.
+  public init(options: Options, start: CaptureTime) throws(SocketError) {
+    self.options = options
+    mode = options.key == nil ? .unauthenticated : .authenticated
+    packetLength = max(options.sizeBytes, STAMPSenderPacket.baseLength(mode))
+    let any =
+      options.target.address.isIPv4 ? IPAddress(ipv4: 0, 0, 0, 0) : IPAddress(high: 0, low: 0)
+    socket = try UDPSocket(binding: Endpoint(address: any, port: 0))
+    try socket.setTrafficClass(options.dscp << 2)
+    // A window that holds every probe until its deadline, with room to spare.
+    let capacity = Int(
+      (options.ratePerSecond * (options.timeoutSeconds + 1)).rounded(.up) * 2)
+    session = ProbeSession(
+      target: options.target, deadlineSeconds: options.timeoutSeconds,
+      capacity: max(64, capacity))
+    intervalNanoseconds = max(1, Int64((1e9 / options.ratePerSecond).rounded()))
+    nextSendAt = start
+    sendBuffer = .allocate(byteCount: packetLength, alignment: 8)
+    // An answer is never larger than the probe from a conforming reflector; room for more
+    // tells a larger one apart (truncated, refused).
+    receiveBuffer = .allocate(byteCount: max(packetLength, 1500) + 1, alignment: 8)
+  }
+
+  deinit {
+    sendBuffer.deallocate()
+    receiveBuffer.deallocate()
+  }
+
+  /// The next monotonic time something is due: a send.
+  public var nextSend: CaptureTime { nextSendAt }
+
+  /// Sends the probe due at monotonic `now`, if one is. A loop that fell behind by more than
+  /// an interval (the process was stopped, the machine overloaded) skips the missed probes
+  /// instead of sending them in a burst that would measure its own queue.
+  public func sendIfDue(monotonicNow now: CaptureTime) throws(SocketError) {
+    guard now >= nextSendAt else { return }
+    let missed =
+      (now.nanosecondsSinceEpoch - nextSendAt.nanosecondsSinceEpoch)
+      / intervalNanoseconds
+    counters.missedSends += missed
+    nextSendAt = nextSendAt.advanced(byNanoseconds: (missed + 1) * intervalNanoseconds)
+    guard let sequence = session.sequenceToSend else {
+      session.sent(at: WallClock.now())  // counted as skipped
+      return
+    }
+    // T1 as late as possible before the send (RFC 8762 section 4.2.1).
+    let sentAt = WallClock.now()
+    let packet = STAMPSenderPacket(
+      sequenceNumber: sequence, timestamp: STAMPTimestamp(ntp: sentAt),
+      errorEstimate: STAMPErrorEstimate(
+        seconds: Self.unsynchronisedErrorSeconds, isSynchronized: options.clockSynchronized))
+    do {
+      try packet.encode(into: sendBuffer, totalLength: packetLength, key: options.key)
+    } catch {
+      // The buffer is sized for the packet: not reachable, but never a trap.
+      counters.malformed += 1
+      return
+    }
+    if try socket.send(UnsafeRawBufferPointer(sendBuffer), to: options.target) {
+      session.sent(at: sentAt)
+    } else {
+      counters.sendBufferFull += 1
+    }
+  }
+
+  /// Reads every answer waiting on the socket; duplicates go to `sink` at once.
+  public func receiveAnswers(_ sink: (ProbeSample) -> Void) throws(SocketError) {
+    while let datagram = try socket.receive(into: receiveBuffer) {
+      guard datagram.source == options.target else {
+        counters.foreign += 1
+        continue
+      }
+      guard !datagram.isTruncated else {
+        counters.malformed += 1
+        continue
+      }
+      let bytes = UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<datagram.length])
+      let packet: STAMPReflectorPacket
+      do {
+        if let key = options.key {
+          packet = try STAMPReflectorPacket(decoding: bytes, key: key)
+        } else {
+          packet = try STAMPReflectorPacket(decoding: bytes, mode: .unauthenticated)
+        }
+      } catch {
+        if case .badHMAC = error { counters.badHMAC += 1 } else { counters.malformed += 1 }
+        continue
+      }
+      let receivedAt = datagram.receiveTime
+      let format = packet.errorEstimate.timestampFormat
+      guard
+        let reflectorReceivedAt = packet.receiveTimestamp.time(format: format, near: receivedAt),
+        let reflectorSentAt = packet.timestamp.time(format: format, near: receivedAt)
+      else {
+        counters.malformed += 1
+        continue
+      }
+      let reply = ProbeReply(
+        reflectorReceivedAt: reflectorReceivedAt, reflectorSentAt: reflectorSentAt,
+        receivedAt: receivedAt, reflectorSequence: packet.sequenceNumber,
+        clocksSynchronized: options.clockSynchronized && packet.errorEstimate.isSynchronized,
+        kernelTimestamp: datagram.timestampSource == .kernel)
+      if case .duplicate(let sample) = session.receive(
+        sequence: packet.senderSequenceNumber, reply: reply)
+      {
+        sink(sample)
+      }
+    }
+  }
+
+  /// Hands on, in order, the probes answered and those past their deadline at wall-clock
+  /// `now`.
+  public func settle(now: CaptureTime, _ sink: (ProbeSample) -> Void) {
+    session.settle(now: now, sink)
+  }
+
+  /// The error estimate we state without a disciplined clock: 1 s, what an unsynchronised
+  /// host clock may well be off by (RFC 4656 section 4.1.2 asks for an honest bound).
+  static let unsynchronisedErrorSeconds = 1.0
+}

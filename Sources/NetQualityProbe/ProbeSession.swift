@@ -1,0 +1,146 @@
+import NetQualityCore
+
+/// The sender's side of one STAMP session (RFC 8762 section 4.2): its sequence numbers, the
+/// probes in flight, and their settlement in sequence order: answered, or lost once past the
+/// deadline. Pure: times come in with the calls, and nothing here touches a socket.
+///
+/// The engine takes the settled probes (`ProbeSample`) in order, which is what lets it split
+/// the probes lost between two answers by direction (`ProbeTracker`).
+public struct ProbeSession: Sendable {
+  public let target: Endpoint
+  /// How long an answer may take before its probe counts as lost.
+  public let deadlineSeconds: Double
+  /// Answers that came after their probe was settled as lost (counted there, not refunded),
+  /// and answers to nothing in flight (a sequence number never sent, or too old to remember).
+  public private(set) var late: Int64 = 0
+  public private(set) var unexpected: Int64 = 0
+  /// Probes not sent because `capacity` were in flight (a target answering nothing at a rate
+  /// the deadline cannot drain: the send loop is late, not the network).
+  public private(set) var skipped: Int64 = 0
+  /// Probes sent so far.
+  public private(set) var sentCount: Int64 = 0
+
+  private var slots: [Slot]
+  /// RFC 8762 section 4.2.1: the sequence number starts with 0 and grows by 1 per packet.
+  private var nextSequence: UInt32 = 0
+  private var nextToSettle: UInt32 = 0
+  private var highestAnswered: UInt32?
+
+  private struct Slot {
+    var sequence: UInt32
+    var sentAt: CaptureTime
+    var reply: ProbeReply?
+    var settled: Bool
+  }
+
+  /// `capacity`: probes remembered at once (in flight, and settled ones for duplicate and
+  /// late answers); at least the rate times the deadline.
+  public init(target: Endpoint, deadlineSeconds: Double = 1, capacity: Int = 4096) {
+    self.init(
+      target: target, deadlineSeconds: deadlineSeconds, capacity: capacity, firstSequence: 0)
+  }
+
+  /// A session whose numbering starts elsewhere (tests of the wrap at 2^32).
+  init(target: Endpoint, deadlineSeconds: Double, capacity: Int, firstSequence: UInt32) {
+    self.target = target
+    nextSequence = firstSequence
+    nextToSettle = firstSequence
+    self.deadlineSeconds = deadlineSeconds
+    let size = max(16, capacity)
+    slots = Array(
+      repeating: Slot(sequence: .max, sentAt: .zero, reply: nil, settled: true), count: size)
+  }
+
+  /// Probes sent and not settled yet.
+  public var inFlight: Int { Int(nextSequence &- nextToSettle) }
+
+  /// The sequence number of the next probe, if it may be sent now.
+  public var sequenceToSend: UInt32? {
+    inFlight < slots.count ? nextSequence : nil
+  }
+
+  /// Records that the probe `sequenceToSend` left at `time` (T1). False, and counted as
+  /// skipped, when the in-flight window is full.
+  @discardableResult
+  public mutating func sent(at time: CaptureTime) -> Bool {
+    guard inFlight < slots.count else {
+      skipped += 1
+      return false
+    }
+    slots[index(nextSequence)] = Slot(
+      sequence: nextSequence, sentAt: time, reply: nil, settled: false)
+    nextSequence &+= 1
+    sentCount += 1
+    return true
+  }
+
+  /// What became of an answer.
+  public enum Answer: Sendable, Equatable {
+    /// The first answer to a probe in flight: it settles in order.
+    case accepted
+    /// A second answer to the same probe: the sample to hand to the engine now.
+    case duplicate(ProbeSample)
+    /// After its probe was settled as lost.
+    case late
+    /// To no probe remembered.
+    case unexpected
+  }
+
+  /// An answer to probe `sequence` (the Session-Sender Sequence Number the reflector echoed).
+  public mutating func receive(sequence: UInt32, reply: ProbeReply) -> Answer {
+    let slot = slots[index(sequence)]
+    guard slot.sequence == sequence, Int32(bitPattern: nextSequence &- sequence) > 0 else {
+      unexpected += 1
+      return .unexpected
+    }
+    if slot.reply != nil {
+      return .duplicate(
+        ProbeSample(
+          target: target, sequence: sequence, sentAt: slot.sentAt,
+          outcome: .duplicate(receivedAt: reply.receivedAt)))
+    }
+    if slot.settled {
+      late += 1
+      return .late
+    }
+    var reply = reply
+    if let highestAnswered, Int32(bitPattern: sequence &- highestAnswered) < 0 {
+      reply.reordered = true
+    } else {
+      highestAnswered = sequence
+    }
+    slots[index(sequence)].reply = reply
+    return .accepted
+  }
+
+  /// Settles, in sequence order, the probes answered and those past their deadline at `now`,
+  /// stopping at the first still waiting for its answer.
+  public mutating func settle(now: CaptureTime, _ body: (ProbeSample) -> Void) {
+    while nextToSettle != nextSequence {
+      let position = index(nextToSettle)
+      let slot = slots[position]
+      let outcome: ProbeSample.Outcome
+      if let reply = slot.reply {
+        outcome = .replied(reply)
+      } else if now.seconds(since: slot.sentAt) >= deadlineSeconds {
+        outcome = .lost
+      } else {
+        return
+      }
+      slots[position].settled = true
+      body(
+        ProbeSample(target: target, sequence: slot.sequence, sentAt: slot.sentAt, outcome: outcome))
+      nextToSettle &+= 1
+    }
+  }
+
+  /// When the oldest probe in flight reaches its deadline (nil: none in flight).
+  public var nextDeadline: CaptureTime? {
+    guard nextToSettle != nextSequence else { return nil }
+    return slots[index(nextToSettle)].sentAt.advanced(bySeconds: deadlineSeconds)
+  }
+
+  private func index(_ sequence: UInt32) -> Int {
+    Int(sequence % UInt32(slots.count))
+  }
+}

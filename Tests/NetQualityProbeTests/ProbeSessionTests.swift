@@ -1,0 +1,97 @@
+import NetQualityCore
+import XCTest
+
+@testable import NetQualityProbe
+
+/// The sender's bookkeeping: probes settle in sequence order, answered or past the deadline;
+/// duplicates, late and unexpected answers are told apart.
+final class ProbeSessionTests: XCTestCase {
+  let target = Endpoint(address: IPAddress(ipv4: 10, 0, 0, 2), port: 862)
+
+  func time(_ milliseconds: Double) -> CaptureTime {
+    CaptureTime(nanosecondsSinceEpoch: 1_800_000_000_000_000_000 + Int64(milliseconds * 1e6))
+  }
+
+  func reply(_ receivedMilliseconds: Double, reflectorSequence: UInt32) -> ProbeReply {
+    ProbeReply(
+      reflectorReceivedAt: time(receivedMilliseconds - 10),
+      reflectorSentAt: time(receivedMilliseconds - 9.9), receivedAt: time(receivedMilliseconds),
+      reflectorSequence: reflectorSequence)
+  }
+
+  func settled(_ session: inout ProbeSession, at milliseconds: Double) -> [ProbeSample] {
+    var samples: [ProbeSample] = []
+    session.settle(now: time(milliseconds)) { samples.append($0) }
+    return samples
+  }
+
+  func testProbesSettleInOrderAnsweredOrPastTheDeadline() {
+    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    for index in 0..<3 {
+      XCTAssertEqual(session.sequenceToSend, UInt32(index))
+      XCTAssertTrue(session.sent(at: time(Double(index) * 20)))
+    }
+    // Probe 1 answered first, probe 0 not yet: nothing settles before 0's deadline.
+    XCTAssertEqual(session.receive(sequence: 1, reply: reply(60, reflectorSequence: 0)), .accepted)
+    XCTAssertEqual(settled(&session, at: 100), [])
+    XCTAssertEqual(session.nextDeadline, time(1000))
+    let samples = settled(&session, at: 1000)
+    XCTAssertEqual(samples.map(\.sequence), [0, 1])
+    XCTAssertEqual(samples[0].outcome, .lost)
+    guard case .replied(let answer) = samples[1].outcome else {
+      return XCTFail("probe 1 was answered")
+    }
+    XCTAssertFalse(answer.reordered)
+    XCTAssertEqual(session.inFlight, 1)
+    // An answer to probe 0 now is late: it was counted lost.
+    XCTAssertEqual(session.receive(sequence: 0, reply: reply(1010, reflectorSequence: 1)), .late)
+    XCTAssertEqual(session.late, 1)
+  }
+
+  func testReorderedDuplicateAndUnexpectedAnswers() {
+    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    for index in 0..<3 { session.sent(at: time(Double(index) * 20)) }
+    XCTAssertEqual(session.receive(sequence: 2, reply: reply(80, reflectorSequence: 1)), .accepted)
+    XCTAssertEqual(session.receive(sequence: 1, reply: reply(81, reflectorSequence: 0)), .accepted)
+    guard
+      case .duplicate(let duplicate) = session.receive(
+        sequence: 1, reply: reply(82, reflectorSequence: 0))
+    else { return XCTFail("a second answer is a duplicate") }
+    XCTAssertEqual(duplicate.outcome, .duplicate(receivedAt: time(82)))
+    XCTAssertEqual(
+      session.receive(sequence: 7, reply: reply(83, reflectorSequence: 2)), .unexpected)
+    XCTAssertEqual(session.unexpected, 1)
+    XCTAssertEqual(session.receive(sequence: 0, reply: reply(84, reflectorSequence: 2)), .accepted)
+    let samples = settled(&session, at: 90)
+    XCTAssertEqual(samples.map(\.sequence), [0, 1, 2])
+    let reordered = samples.map { sample -> Bool? in
+      if case .replied(let answer) = sample.outcome { return answer.reordered }
+      return nil
+    }
+    XCTAssertEqual(reordered, [true, true, false])
+  }
+
+  func testAFullWindowSkipsInsteadOfOverwriting() {
+    var session = ProbeSession(target: target, deadlineSeconds: 10, capacity: 16)
+    for index in 0..<16 { XCTAssertTrue(session.sent(at: time(Double(index)))) }
+    XCTAssertNil(session.sequenceToSend)
+    XCTAssertFalse(session.sent(at: time(20)))
+    XCTAssertEqual(session.skipped, 1)
+    XCTAssertEqual(settled(&session, at: 10_000).count, 1)
+    XCTAssertEqual(session.sequenceToSend, 16)
+  }
+
+  func testSequenceNumbersWrapAt2To32() {
+    var session = ProbeSession(
+      target: target, deadlineSeconds: 1, capacity: 64, firstSequence: .max - 1)
+    for index in 0..<4 { session.sent(at: time(Double(index) * 20)) }
+    XCTAssertEqual(session.receive(sequence: 1, reply: reply(100, reflectorSequence: 3)), .accepted)
+    XCTAssertEqual(
+      session.receive(sequence: .max, reply: reply(101, reflectorSequence: 1)), .accepted)
+    XCTAssertEqual(
+      session.receive(sequence: 2, reply: reply(102, reflectorSequence: 4)), .unexpected)
+    let samples = settled(&session, at: 2000)
+    XCTAssertEqual(samples.map(\.sequence), [.max - 1, .max, 0, 1])
+    XCTAssertEqual(samples.map { $0.outcome == .lost }, [true, false, true, false])
+  }
+}
