@@ -51,6 +51,8 @@ public final class ProbeSender {
   private let mode: STAMPMode
   private let packetLength: Int
   private let intervalNanoseconds: Int64
+  /// Our error estimate, the same on every probe.
+  private let errorEstimate: STAMPErrorEstimate
   private var nextSendAt: CaptureTime
   private let sendBuffer: UnsafeMutableRawBufferPointer
   private let receiveBuffer: UnsafeMutableRawBufferPointer
@@ -72,6 +74,8 @@ public final class ProbeSender {
       target: options.target, deadlineSeconds: options.timeoutSeconds,
       capacity: max(64, capacity))
     intervalNanoseconds = max(1, Int64((1e9 / options.ratePerSecond).rounded()))
+    errorEstimate = STAMPErrorEstimate(
+      seconds: Self.unsynchronisedErrorSeconds, isSynchronized: options.clockSynchronized)
     nextSendAt = start
     sendBuffer = .allocate(byteCount: packetLength, alignment: 8)
     // An answer is never larger than the probe from a conforming reflector; room for more
@@ -105,8 +109,7 @@ public final class ProbeSender {
     let sentAt = WallClock.now()
     let packet = STAMPSenderPacket(
       sequenceNumber: sequence, timestamp: STAMPTimestamp(ntp: sentAt),
-      errorEstimate: STAMPErrorEstimate(
-        seconds: Self.unsynchronisedErrorSeconds, isSynchronized: options.clockSynchronized))
+      errorEstimate: errorEstimate)
     do {
       try packet.encode(into: sendBuffer, totalLength: packetLength, key: options.key)
     } catch {

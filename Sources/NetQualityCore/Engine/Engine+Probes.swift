@@ -2,22 +2,33 @@ extension Engine {
   /// Feeds one settled probe (see `ProbeSample`): its target's address is a peer, alive while
   /// the reflector answers, whether or not it carries RTP.
   public mutating func record(probe sample: ProbeSample) {
-    probeSessions[
-      sample.target, default: ProbeTracker(target: sample.target, firstSentAt: sample.sentAt)
-    ].record(sample)
+    guard let index = probeSessionIndex[sample.target] else {
+      probeSessionIndex[sample.target] = probeSessions.count
+      probeSessions.append(ProbeTracker(target: sample.target, firstSentAt: sample.sentAt))
+      probeSessions[probeSessions.count - 1].record(sample)
+      return
+    }
+    probeSessions[index].record(sample)
   }
 
   /// The probe sessions' windows pooled per peer; starts their next windows and forgets the
   /// sessions that settled nothing since `forgetBefore` (their target left the configuration).
   mutating func takeProbeWindows(forgetBefore: CaptureTime) -> [String: ProbeSnapshot] {
     var byPeer: [String: ProbeSnapshot] = [:]
-    for target in probeSessions.keys.sorted(by: { $0.description < $1.description }) {
-      guard let session = probeSessions[target], session.lastSentAt >= forgetBefore else {
-        probeSessions[target] = nil
-        continue
+    if probeSessions.contains(where: { $0.lastSentAt < forgetBefore }) {
+      probeSessions.removeAll { $0.lastSentAt < forgetBefore }
+      probeSessionIndex = [:]
+      for (index, session) in probeSessions.enumerated() {
+        probeSessionIndex[session.target] = index
       }
-      byPeer[configuration.peerName(target.address), default: ProbeSnapshot()].add(session)
-      probeSessions[target]?.startWindow()
+    }
+    let order = probeSessions.indices.sorted {
+      probeSessions[$0].target.description < probeSessions[$1].target.description
+    }
+    for index in order {
+      let session = probeSessions[index]
+      byPeer[configuration.peerName(session.target.address), default: ProbeSnapshot()].add(session)
+      probeSessions[index].startWindow()
     }
     return byPeer
   }

@@ -10,8 +10,11 @@ public struct Engine: Sendable {
   var peers: [String: PeerRecord] = [:]
   var baselines: [StreamBaseline] = []
   var streamTrackers: [ConnectionTracker?] = []
-  /// Probe sessions by reflector (see `record(probe:)`).
-  var probeSessions: [Endpoint: ProbeTracker] = [:]
+  /// Probe sessions (see `record(probe:)`), and their indices by reflector: in an array, whose
+  /// elements are changed in place, where a dictionary's modify accessor would put a value this
+  /// large on the heap for every probe.
+  var probeSessions = ContiguousArray<ProbeTracker>()
+  var probeSessionIndex: [Endpoint: Int] = [:]
   var previousTick: CaptureTime?
   /// Capture interfaces whose link is down, since when.
   var linksDown: [UInt8: CaptureTime] = [:]

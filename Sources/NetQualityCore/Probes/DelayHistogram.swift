@@ -25,11 +25,8 @@ public struct DelayHistogram: Sendable, Equatable {
   }
 
   public mutating func add(_ seconds: Double) {
-    var index = boundsSeconds.count
-    for (position, bound) in boundsSeconds.enumerated() where seconds <= bound {
-      index = position
-      break
-    }
+    var index = 0
+    while index < boundsSeconds.count && seconds > boundsSeconds[index] { index += 1 }
     counts[index] += 1
     sumSeconds += seconds
   }
