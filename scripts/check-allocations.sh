@@ -39,3 +39,35 @@ if [ "$small" != "$large" ]; then
   echo "netquality: error: allocations grow with packets: $((large - small)) more for 60000 more packets" >&2
   exit 1
 fi
+
+# The probe path: `netquality probe` against `netquality reflect` on loopback for 5 s, 500
+# probes at 100/s and 1,000 at 200/s (the reflector's per-source rate): the same 2 s windows
+# (about 70 allocations each; a window's boundary may fall either side of the end), twice the
+# probes. One allocation per probe would add 500.
+reflect_out="$dir/reflect.out"
+.build/debug/netquality reflect --listen 127.0.0.1:0 >"$reflect_out" 2>&1 &
+reflector=$!
+trap 'kill -TERM "$reflector" 2>/dev/null || true; rm -rf "$dir"' EXIT
+for _ in $(seq 100); do
+  grep -q '^reflecting on' "$reflect_out" && break
+  sleep 0.1
+done
+port=$(sed -n 's/^reflecting on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$reflect_out")
+if [ -z "$port" ]; then
+  echo "netquality: error: the reflector did not start: $(cat "$reflect_out")" >&2
+  exit 1
+fi
+probe_allocations() {
+  LD_PRELOAD="$dir/malloc-count.so" timeout 60 .build/debug/netquality probe "127.0.0.1:$port" \
+    --count "$1" --interval "$2" --quiet 2>&1 >/dev/null |
+    sed -n 's/^heap allocations: \([0-9]*\)$/\1/p' | tail -1
+}
+few=$(probe_allocations 500 10ms)
+many=$(probe_allocations 1000 5ms)
+kill -INT "$reflector"
+wait "$reflector" || true
+echo "heap allocations: $few for 500 probes, $many for 1000 probes (5 s each)"
+if [ -z "$few" ] || [ -z "$many" ] || [ $((many - few)) -ge 250 ]; then
+  echo "netquality: error: allocations grow with probes: $((many - few)) more for 500 more probes" >&2
+  exit 1
+fi
