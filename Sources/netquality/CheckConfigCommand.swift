@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NetQualityCapture
 import NetQualityConfig
+import NetQualityProbe
 
 struct CheckConfigCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -88,6 +89,18 @@ enum HostChecks {
       ("dashboard_file", configuration.dashboardFile), ("storage_path", configuration.storagePath),
     ] where !path.isEmpty && path != "-" {
       if let problem = directoryProblem(for: path) { finding(key, problem, error: false) }
+    }
+    // Key files are read at start: one that cannot be read here would stop the agent here.
+    var keyFiles = configuration.probes.enumerated().map {
+      ("probes[\($0.offset)].auth_key_file", $0.element.authKeyFile)
+    }
+    keyFiles.append(("reflector.auth_key_file", configuration.reflector.authKeyFile))
+    for (key, path) in keyFiles where !path.isEmpty {
+      do {
+        _ = try STAMPKeyFile.load(path: path)
+      } catch {
+        finding(key, error.description, error: false)
+      }
     }
     return findings
   }

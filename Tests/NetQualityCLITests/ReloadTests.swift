@@ -101,6 +101,16 @@ extension CommandLineTests {
     let warned = try run(["check-config", config.path])
     XCTAssertEqual(warned.status, 0, "a warning alone: the agent may run on another host")
     XCTAssertTrue(warned.standardOutput.contains("1 warning(s)"), warned.standardOutput)
+    // Probe and reflector key files are read at start: one that cannot be read is said.
+    try Data(
+      "probes:\n  - target: \"192.0.2.9:862\"\n    auth_key_file: /nonexistent/k\n".utf8
+    ).write(to: config)
+    let keys = try run(["check-config", config.path])
+    XCTAssertEqual(keys.status, 0)
+    XCTAssertEqual(
+      keys.standardError,
+      "netquality: warning: \(config.path): line 3: probes[0].auth_key_file: cannot read key file "
+        + "/nonexistent/k: No such file or directory\n")
   }
 
   func testFatalErrorsHaveTheErrorForm() throws {
