@@ -107,6 +107,7 @@ enum HTTPServer {
           ],
           missed: [
             ("loop_late", counters.missedSends), ("send_buffer_full", counters.sendBufferFull),
+            ("send_error", counters.sendErrors),
           ])
       }
       exposition.reflector = published.reflector.map { counters in

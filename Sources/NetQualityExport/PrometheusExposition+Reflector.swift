@@ -6,7 +6,7 @@ extension PrometheusExposition {
     public var target: String
     /// Answers refused, by reason (foreign, malformed, bad_hmac).
     public var refused: [(reason: String, count: Int64)]
-    /// Probes not sent, by reason (loop_late, send_buffer_full).
+    /// Probes not sent, by reason (loop_late, send_buffer_full, send_error).
     public var missed: [(reason: String, count: Int64)]
 
     public init(
@@ -72,7 +72,9 @@ extension PrometheusExposition {
     }
     out.family(
       "netquality_probe_sends_missed_total", .counter,
-      "Probes never sent, by reason: loop_late (the agent woke too late), send_buffer_full.")
+      "Probes that did not leave, by reason: loop_late (the agent woke too late; not counted "
+        + "as sent), send_buffer_full (not counted as sent), send_error (no route, a local "
+        + "reject: counted as sent and lost).")
     for sender in probeSenders {
       for (reason, count) in sender.missed {
         out.sample(

@@ -42,12 +42,17 @@ public final class ProbeSender {
     public var sendBufferFull: Int64 = 0
     /// Probes never sent because the loop woke too late for them (see `sendIfDue`).
     public var missedSends: Int64 = 0
+    /// Probes the socket refused (no route, a local firewall's reject): counted as sent, so
+    /// they settle as lost and the target goes down like one behind a dead path.
+    public var sendErrors: Int64 = 0
   }
 
   public let options: Options
   public let socket: UDPSocket
   public private(set) var session: ProbeSession
   public private(set) var counters = Counters()
+  /// The latest send error, for a log line when it changes (not one per probe).
+  public private(set) var lastSendError: String?
   private let mode: STAMPMode
   private let packetLength: Int
   private let intervalNanoseconds: Int64
@@ -93,8 +98,9 @@ public final class ProbeSender {
 
   /// Sends the probe due at monotonic `now`, if one is. A loop that fell behind by more than
   /// an interval (the process was stopped, the machine overloaded) skips the missed probes
-  /// instead of sending them in a burst that would measure its own queue.
-  public func sendIfDue(monotonicNow now: CaptureTime) throws(SocketError) {
+  /// instead of sending them in a burst that would measure its own queue. A send the socket
+  /// refuses is a lost probe (`Counters.sendErrors`), not an error of the loop.
+  public func sendIfDue(monotonicNow now: CaptureTime) {
     guard now >= nextSendAt else { return }
     let missed =
       (now.nanosecondsSinceEpoch - nextSendAt.nanosecondsSinceEpoch)
@@ -117,10 +123,17 @@ public final class ProbeSender {
       counters.malformed += 1
       return
     }
-    if try socket.send(UnsafeRawBufferPointer(sendBuffer), to: options.target) {
+    do {
+      if try socket.send(UnsafeRawBufferPointer(sendBuffer), to: options.target) {
+        session.sent(at: sentAt)
+        lastSendError = nil
+      } else {
+        counters.sendBufferFull += 1
+      }
+    } catch {
       session.sent(at: sentAt)
-    } else {
-      counters.sendBufferFull += 1
+      counters.sendErrors += 1
+      lastSendError = error.description
     }
   }
 

@@ -31,7 +31,7 @@ struct ProbeRun {
     while true {
       stopping = stopping || StopSignals.stopRequested.load(ordering: .relaxed)
       let sending = !stopping && (count == 0 || sender.session.sentCount < count)
-      if sending { try sender.sendIfDue(monotonicNow: WallClock.monotonicNow()) }
+      if sending { sender.sendIfDue(monotonicNow: WallClock.monotonicNow()) }
       try sender.receiveAnswers { record($0) }
       sender.settle(now: WallClock.now()) { record($0) }
       let now = WallClock.now()
@@ -147,9 +147,12 @@ struct ProbeRun {
       lines.append("one-way delay: not measured (both clocks must say they are synchronised)")
     }
     lines.append(
-      "timestamps: \(probe.kernelTimestamps == true ? "kernel" : "user-space"); refused answers: "
+      "timestamps: \(probe.kernelTimestamps.map { $0 ? "kernel" : "user-space" } ?? "no answer"); "
+        + "refused answers: "
         + "\(counters.foreign) foreign, \(counters.malformed) malformed, \(counters.badHMAC) bad HMAC"
-        + (counters.missedSends > 0 ? "; \(counters.missedSends) sends missed (loop late)" : ""))
+        + (counters.missedSends > 0 ? "; \(counters.missedSends) sends missed (loop late)" : "")
+        + (counters.sendErrors > 0
+          ? "; \(counters.sendErrors) refused by the socket (\(sender.lastSendError ?? ""))" : ""))
     lines.append(
       "quality: tx \(peer.tx.level.name), rx \(peer.rx.level.name) (\(peer.state.rawValue))")
     return lines.joined(separator: "\n")
@@ -165,6 +168,7 @@ struct ProbeRun {
       ("refused_bad_hmac", .integer(sender.counters.badHMAC)),
       ("missed_sends", .integer(sender.counters.missedSends)),
       ("send_buffer_full", .integer(sender.counters.sendBufferFull)),
+      ("send_errors", .integer(sender.counters.sendErrors)),
     ]
     if let peer = lastSnapshot {
       members.append(("peer", TimelineJSON.peer(peer)))
