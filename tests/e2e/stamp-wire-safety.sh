@@ -179,11 +179,13 @@ flood() {
     "$work"/{before,after}-"$name"-reflector.json "$work"/{before,after}-"$name"-sender.json \
     || failed=$((failed + 1))
 }
-# 10,000/s: 100 times the limit, well within what the reflector drains (it kept up with over
-# 50,000/s on two busy cores): nothing may be lost, the probe not a packet.
+# 10,000/s: 100 times the limit, well within what the debug build drains (24,000-33,000/s
+# measured under stress-ng --cpu 2 on two cores, 39,000-62,000/s without): nothing may be lost,
+# the probe not a packet.
 flood paced-flood 10000 none
-# As fast as one socket goes (~70,000/s here): more than the reflector drains, so its socket
-# buffer overflows and the kernel drops requests from both sources alike; each one is counted.
+# As fast as one socket goes (50,000-90,000/s here): more than the reflector drains, so its
+# socket buffer (256 such requests at the default 208 KiB) overflows and the kernel drops
+# requests from both sources alike; each one is counted.
 flood full-flood 0 counted
 
 # Odd requests from .4 and one source outside the allow list, then a control from .4 that is
