@@ -118,7 +118,8 @@ enum HTTPServer {
           reflectedBytes: Int64(counters.bytesReflected),
           refused: ReflectorRefusal.allCases.map { ($0.rawValue, Int64(counters.refused($0))) },
           sessions: Int64(counters.sessionsActive),
-          userSpaceTimestamps: Int64(counters.userSpaceTimestamps))
+          userSpaceTimestamps: Int64(counters.userSpaceTimestamps),
+          sendErrors: Int64(counters.sendErrors))
       }
       return published.lastRenderSeconds
     }

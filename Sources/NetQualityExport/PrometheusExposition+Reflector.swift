@@ -34,11 +34,13 @@ extension PrometheusExposition {
     public var refused: [(reason: String, count: Int64)]
     public var sessions: Int64
     public var userSpaceTimestamps: Int64
+    /// Answers the socket would not take (not counted as reflected).
+    public var sendErrors: Int64 = 0
 
     public init(
       receivedPackets: Int64, receivedBytes: Int64, reflectedPackets: Int64,
       reflectedBytes: Int64, refused: [(reason: String, count: Int64)], sessions: Int64,
-      userSpaceTimestamps: Int64
+      userSpaceTimestamps: Int64, sendErrors: Int64 = 0
     ) {
       self.receivedPackets = receivedPackets
       self.receivedBytes = receivedBytes
@@ -47,13 +49,15 @@ extension PrometheusExposition {
       self.refused = refused
       self.sessions = sessions
       self.userSpaceTimestamps = userSpaceTimestamps
+      self.sendErrors = sendErrors
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
       (lhs.receivedPackets, lhs.receivedBytes, lhs.reflectedPackets, lhs.reflectedBytes)
         == (rhs.receivedPackets, rhs.receivedBytes, rhs.reflectedPackets, rhs.reflectedBytes)
         && lhs.refused.elementsEqual(rhs.refused, by: ==)
-        && (lhs.sessions, lhs.userSpaceTimestamps) == (rhs.sessions, rhs.userSpaceTimestamps)
+        && (lhs.sessions, lhs.userSpaceTimestamps, lhs.sendErrors)
+          == (rhs.sessions, rhs.userSpaceTimestamps, rhs.sendErrors)
     }
   }
 
@@ -103,6 +107,10 @@ extension PrometheusExposition {
         "netquality_reflector_reflected_bytes_total",
         "UDP payload bytes answered: never more than received (no amplification).",
         reflector.reflectedBytes
+      ),
+      (
+        "netquality_reflector_send_errors_total",
+        "Answers the socket would not take (not counted as reflected).", reflector.sendErrors
       ),
       (
         "netquality_reflector_user_space_timestamps_total",

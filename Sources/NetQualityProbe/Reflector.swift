@@ -73,10 +73,10 @@ public final class Reflector {
       // T3: the last thing before the send (and the HMAC over it in authenticated mode).
       try STAMPReflectorPacket.stamp(STAMPTimestamp(ntp: WallClock.now()), into: outgoing, key: key)
       if try !socket.send(UnsafeRawBufferPointer(outgoing), to: datagram.source) {
-        policy.countSendError()
+        policy.countSendError(length: length)
       }
     } catch {
-      policy.countSendError()
+      policy.countSendError(length: length)
     }
   }
 }

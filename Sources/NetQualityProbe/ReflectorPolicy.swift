@@ -77,9 +77,12 @@ public struct ReflectorPolicy {
     return decision
   }
 
-  /// A reply the socket would not take.
-  public mutating func countSendError() {
+  /// A reply of `length` bytes the socket would not take: a send error, no longer counted as
+  /// reflected.
+  public mutating func countSendError(length: Int) {
     counters.sendErrors += 1
+    counters.packetsReflected -= 1
+    counters.bytesReflected -= length
   }
 
   /// A request the kernel gave no receive timestamp for.

@@ -66,6 +66,8 @@ public final class UDPSocket {
   private let vector: UnsafeMutablePointer<iovec>
   private let sourceStorage: UnsafeMutablePointer<sockaddr_storage>
   private let control: UnsafeMutableRawBufferPointer
+  /// The receive buffer asked for (the kernel doubles it for its bookkeeping, up to rmem_max).
+  static let receiveBufferBytes: Int32 = 4 << 20
   /// Room for a timestamp, a TTL and a hop limit message, each a header plus at most 16 bytes.
   private static let controlBytes = 256
 
@@ -94,6 +96,11 @@ public final class UDPSocket {
     }
     guard bound == 0 else { throw fail("bind") }
 
+    // A larger receive buffer than the default 208 KiB (256 STAMP packets with the kernel's
+    // per-datagram overhead): the per-source rate limit acts after a packet is read, and a
+    // flood from one source filling the buffer would drop everyone's. Capped by
+    // net.core.rmem_max (4 MiB on Debian's defaults); a refusal leaves the default.
+    _ = Self.setOption(descriptor, SOL_SOCKET, SO_RCVBUF, Self.receiveBufferBytes)
     kernelTimestamps = Self.setOption(descriptor, SOL_SOCKET, SO_TIMESTAMPNS, 1)
     // TTL of IPv4 datagrams, also those an IPv6 socket takes as IPv4-mapped (Linux honours
     // IP_RECVTTL on a dual-stack socket); failures leave the TTL unknown, nothing more.
