@@ -27,28 +27,28 @@ import urllib.request
 # Tolerances (milliseconds), each with its reason.
 
 # The relay's applied delay runs from its receipt of a packet to its send, in user space. The
-# rest of a round trip is outside it: four veth hops, the softirqs that carry them, the
-# sockets' wake-ups up to where each tool takes its timestamps. That is 0.1-0.3 ms on an idle
-# machine and has reached about 1 ms under stress-ng; 2 ms is the brief's bound and leaves
-# room without hiding a real error (a missed turnaround subtraction or a clock mix-up is
-# several ms here: the turnaround alone is ~0.05 ms, but a unit slip is 1000x).
+# rest of a round trip is outside it: four veth hops, the softirqs that carry them, the wake-ups
+# up to where each tool takes its timestamps. Measured: ours 0.26-0.32 ms above the truth, irtt
+# 0.37-0.44 ms (its Go runtime stamps after a goroutine wakes), idle and under stress-ng alike.
+# 2 ms is the brief's bound: several times that, and still far below what a real error gives
+# (an answer paired with the wrong probe, clocks mixed up, a unit slip: 10 ms to seconds).
 RTT_TOLERANCE_MS = 2.0
 
 # IPDV is the mean of |transit(n) - transit(n-1)| over consecutive answered probes; the relay's
-# part of each transit is in its log to the nanosecond. What a tool adds on top is the noise of
-# its own timestamps (T1 before sendto, the far end's receive and send stamps, T4): tens of
-# microseconds each on an idle machine. Added to differences of ~6.7 ms on average it moves
-# the forward mean by little; the backward truth is near 0 (no jitter applied), so there the
-# tool's noise is all there is. 0.5 ms is several times the spread seen in runs, idle and
-# loaded (the README's figures), and still an order of magnitude below the forward truth, so
-# a tool that mixed up directions, skipped pairs or lost the sign handling would fail.
+# part of each transit is in its log to the nanosecond. What a tool adds is the noise of its
+# own timestamps (T1 before sendto, the far end's receive and send stamps, T4). Measured: ours
+# within 0.01 ms of the truth forward and 0.02 ms backward, irtt within 0.01 and 0.05 ms. The
+# forward truth is ~6.8 ms (uniform ±10 ms draws: E|U1 - U2| = 6.67 ms), the backward ~0.03 ms
+# (no jitter applied), so 0.5 ms still fails a tool that mixed up the directions, paired
+# non-consecutive probes or dropped the absolute value, while the noise of a loaded machine
+# (ten times what was measured) passes.
 IPDV_TOLERANCE_MS = 0.5
 
-# Ours against irtt: the two relays draw from the same seed, so the two tools see almost the
-# same delays (irtt's handshake shifts its draws by one packet). Each tool is already held to
-# its own truth above; side by side they may differ by both tolerances' noise: the RTT by
-# each tool's residual (user-space vs kernel receive stamps: irtt's Go runtime stamps after
-# its goroutine wakes), the IPDV by each tool's timestamp noise.
+# Ours against irtt: the two relays draw from the same seed, so the tools see almost the same
+# delays (irtt's handshake shifts its draws by one packet). Each tool is held to its own truth
+# above; side by side they differ by the two tools' residuals: 0.10-0.14 ms in RTT (irtt's
+# user-space stamps), at most 0.04 ms in IPDV. 1 ms and 0.5 ms leave room for a loaded machine
+# and would still show a tool measuring something else.
 RTT_SIDE_BY_SIDE_MS = 1.0
 IPDV_SIDE_BY_SIDE_MS = 0.5
 
