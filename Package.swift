@@ -82,8 +82,10 @@ let package = Package(
     .executableTarget(
       name: "netquality-engine-bench", dependencies: ["NetQualityCore", "NetQualityCapture"]),
     .testTarget(name: "NetQualityCoreTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
+    // The engine's scenarios; probes go through the real probe session (NetQualityProbe).
     .testTarget(
-      name: "NetQualityEngineTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
+      name: "NetQualityEngineTests",
+      dependencies: ["NetQualityCore", "NetQualitySynth", "NetQualityProbe"]),
     .testTarget(
       name: "NetQualityCaptureTests",
       dependencies: ["NetQualityCapture", "NetQualityCore", "NetQualitySynth"]

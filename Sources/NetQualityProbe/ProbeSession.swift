@@ -25,6 +25,23 @@ public struct ProbeSession: Sendable {
   private var nextSequence: UInt32 = 0
   private var nextToSettle: UInt32 = 0
   private var highestAnswered: UInt32?
+  /// The reflector's numbers as answers arrive (see `reflectorGaps`).
+  private var reflectorHighest: UInt32?
+  private var reflectorAnswers: Int64 = 0
+  private var gapsBeforeRestart: Int64 = 0
+
+  /// Answers the reflector sent that have not come: the gaps in its sequence numbers, like
+  /// RTP's expected minus received (RFC 3550 A.3), counted from its first number, 0 (a
+  /// stateful reflector numbers each session's probes from 0, RFC 8762 section 4.3.2). A late
+  /// answer fills its gap back in. Handed to the engine with every settled probe.
+  public var reflectorGaps: Int64 {
+    guard let reflectorHighest else { return gapsBeforeRestart }
+    return gapsBeforeRestart + max(0, Int64(reflectorHighest) + 1 - reflectorAnswers)
+  }
+
+  /// A reflector number this far below the highest is a new count (the reflector restarted,
+  /// or dropped our session from its table), not an answer overtaken on the way.
+  static let reflectorRestartDistance: Int64 = 1024
 
   private struct Slot {
     var sequence: UInt32
@@ -93,12 +110,18 @@ public struct ProbeSession: Sendable {
       unexpected += 1
       return .unexpected
     }
-    if slot.reply != nil {
+    if let original = slot.reply {
+      // Duplicated on the way there, the reflector numbered both copies: the second number is
+      // no gap. Duplicated on the way back, both carry the same number.
+      if reply.reflectorSequence != original.reflectorSequence {
+        countReflectorNumber(reply.reflectorSequence)
+      }
       return .duplicate(
         ProbeSample(
           target: target, sequence: sequence, sentAt: slot.sentAt,
           outcome: .duplicate(receivedAt: reply.receivedAt)))
     }
+    countReflectorNumber(reply.reflectorSequence)
     if slot.settled {
       late += 1
       return .late
@@ -129,7 +152,9 @@ public struct ProbeSession: Sendable {
       }
       slots[position].settled = true
       body(
-        ProbeSample(target: target, sequence: slot.sequence, sentAt: slot.sentAt, outcome: outcome))
+        ProbeSample(
+          target: target, sequence: slot.sequence, sentAt: slot.sentAt, outcome: outcome,
+          reflectorGaps: reflectorGaps))
       nextToSettle &+= 1
     }
   }
@@ -138,6 +163,18 @@ public struct ProbeSession: Sendable {
   public var nextDeadline: CaptureTime? {
     guard nextToSettle != nextSequence else { return nil }
     return slots[index(nextToSettle)].sentAt.advanced(bySeconds: deadlineSeconds)
+  }
+
+  private mutating func countReflectorNumber(_ number: UInt32) {
+    if let highest = reflectorHighest,
+      Int64(number) < Int64(highest) - Self.reflectorRestartDistance
+    {
+      gapsBeforeRestart = reflectorGaps
+      reflectorHighest = nil
+      reflectorAnswers = 0
+    }
+    reflectorHighest = max(reflectorHighest ?? number, number)
+    reflectorAnswers += 1
   }
 
   private func index(_ sequence: UInt32) -> Int {

@@ -1,7 +1,9 @@
 import NetQualityCore
+import NetQualityProbe
 
-/// Probes to a stateful STAMP reflector at the remote host, settled in sequence order with a
-/// deadline, as the probe session hands them to the engine.
+/// Probes to a stateful STAMP reflector at the remote host, through the real probe session
+/// (`ProbeSession`: sends, answers in the order they arrive, settlement in sequence order with
+/// a 1 s deadline), its samples fed to the engine as the agent does.
 extension Scenario {
   static let reflector = Endpoint(address: remote.address, port: 862)
 
@@ -12,60 +14,104 @@ extension Scenario {
     var backwardDropped = 0
   }
 
-  /// Probes at `rate` per second over [start, end) seconds. `forwardDelay(i)` and
-  /// `backwardDelay(i)` are one-way delays in seconds (nil drops the packet in that direction).
-  /// The reflector's clock runs `reflectorOffset` seconds ahead and holds each probe 50 µs.
+  /// Probes at `rate` per second over [start, end) seconds, numbered on from the session's
+  /// next sequence number. `forwardDelay(i)` and `backwardDelay(i)` are one-way delays in
+  /// seconds of probe i (nil drops it in that direction). The reflector numbers the probes in
+  /// the order they reach it, from `firstReflectorSequence`; its clock runs `reflectorOffset`
+  /// seconds ahead and it holds each probe 50 µs.
   @discardableResult
   mutating func probes(
-    seconds range: Range<Double>, rate: Double = 50, deadlineSeconds: Double = 1,
-    firstSequence: Int = 0, firstReflectorSequence: inout Int,
+    seconds range: Range<Double>, rate: Double = 50, firstReflectorSequence: inout Int,
     reflectorOffset: Double = 3.5, synchronized: Bool = false,
     forwardDelay: (Int) -> Double? = { _ in 0.02 }, backwardDelay: (Int) -> Double? = { _ in 0.02 }
   ) -> ProbeTruth {
     var truth = ProbeTruth()
     let count = Int(((range.upperBound - range.lowerBound) * rate).rounded())
-    var samples: [(settle: Double, sample: ProbeSample)] = []
-    for offset in 0..<count {
-      let sequence = firstSequence + offset
-      let sent = range.lowerBound + Double(offset) / rate
-      truth.sent += 1
-      var outcome = ProbeSample.Outcome.lost
-      var settle = sent + deadlineSeconds
-      if let forward = forwardDelay(sequence) {
-        let reflectorSequence = firstReflectorSequence
-        firstReflectorSequence += 1
-        if let backward = backwardDelay(sequence) {
-          let t2 = sent + forward + reflectorOffset
-          let t3 = t2 + 0.000_05
-          let t4 = t3 - reflectorOffset + backward
-          outcome = .replied(
-            ProbeReply(
-              reflectorReceivedAt: Self.time(t2), reflectorSentAt: Self.time(t3),
-              receivedAt: Self.time(t4), reflectorSequence: UInt32(reflectorSequence),
-              clocksSynchronized: synchronized))
-          settle = t4
-        } else {
-          truth.backwardDropped += 1
-        }
-      } else {
-        truth.forwardDropped += 1
-      }
-      samples.append(
-        (
-          settle,
-          ProbeSample(
-            target: Self.reflector, sequence: UInt32(truncatingIfNeeded: sequence),
-            sentAt: Self.time(sent), outcome: outcome)
-        ))
+    let first = Int(probeSession.sequenceToSend ?? 0)
+    struct Probe {
+      var sequence: Int
+      var sent: Double
+      var arrival: Double?
+      var backward: Double?
     }
-    // In sequence order: a probe settles no earlier than the one before it.
-    var latest = -Double.infinity
-    for (settle, sample) in samples {
-      latest = max(latest, settle)
-      advance(to: Self.time(latest).nanosecondsSinceEpoch)
-      engine.record(probe: sample)
+    var probes: [Probe] = []
+    for offset in 0..<count {
+      let sequence = first + offset
+      let sent = range.lowerBound + Double(offset) / rate
+      let forward = forwardDelay(sequence)
+      probes.append(
+        Probe(
+          sequence: sequence, sent: sent, arrival: forward.map { sent + $0 },
+          backward: backwardDelay(sequence)))
+      truth.sent += 1
+      if forward == nil {
+        truth.forwardDropped += 1
+      } else if probes[offset].backward == nil {
+        truth.backwardDropped += 1
+      }
+    }
+    // The reflector's numbers, in the order the probes reach it.
+    var numbers: [Int: Int] = [:]
+    for probe in probes.filter({ $0.arrival != nil }).sorted(by: {
+      ($0.arrival ?? 0, $0.sequence) < ($1.arrival ?? 0, $1.sequence)
+    }) {
+      numbers[probe.sequence] = firstReflectorSequence
+      firstReflectorSequence += 1
+    }
+    // Sends and answers in time order (an answer after a send at the same instant).
+    enum Step {
+      case send
+      case answer(ProbeReply)
+    }
+    var steps: [(time: Double, order: Int, sequence: Int, step: Step)] = []
+    for probe in probes {
+      steps.append((probe.sent, 0, probe.sequence, .send))
+      guard let arrival = probe.arrival, let backward = probe.backward,
+        let number = numbers[probe.sequence]
+      else { continue }
+      let t2 = arrival + reflectorOffset
+      let t3 = t2 + 0.000_05
+      let t4 = t3 - reflectorOffset + backward
+      let reply = ProbeReply(
+        reflectorReceivedAt: Self.time(t2), reflectorSentAt: Self.time(t3),
+        receivedAt: Self.time(t4), reflectorSequence: UInt32(number),
+        clocksSynchronized: synchronized)
+      steps.append((t4, 1, probe.sequence, .answer(reply)))
+    }
+    steps.sort { ($0.time, $0.order, $0.sequence) < ($1.time, $1.order, $1.sequence) }
+    for (time, _, sequence, step) in steps {
+      settleProbes(at: time)
+      switch step {
+      case .send:
+        probeSession.sent(at: Self.time(time))
+      case .answer(let reply):
+        if case .duplicate(let sample) = probeSession.receive(
+          sequence: UInt32(truncatingIfNeeded: sequence), reply: reply)
+        {
+          engine.record(probe: sample)
+        }
+      }
+      settleProbes(at: time)
     }
     return truth
+  }
+
+  /// Ticks to `seconds` and hands the engine what the session settles by then.
+  mutating func settleProbes(at seconds: Double) {
+    advance(to: Self.time(seconds).nanosecondsSinceEpoch)
+    var samples: [ProbeSample] = []
+    probeSession.settle(now: Self.time(seconds)) { samples.append($0) }
+    for sample in samples { engine.record(probe: sample) }
+  }
+
+  /// Settles the probes still in flight at their deadlines, ticking on to `seconds`.
+  mutating func finishProbes(until seconds: Double) {
+    var time = Self.time(0).seconds(since: Self.time(0))
+    while let deadline = probeSession.nextDeadline {
+      time = deadline.seconds(since: Self.time(0))
+      settleProbes(at: time)
+    }
+    idle(until: max(seconds, time))
   }
 
   /// The probe figures of the peer at every tick (nil where the peer is absent).

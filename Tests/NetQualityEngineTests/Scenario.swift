@@ -1,4 +1,5 @@
 import NetQualityCore
+import NetQualityProbe
 import NetQualitySynth
 
 /// A call between a local and a remote host, packet by packet, driven through the engine with a
@@ -13,6 +14,8 @@ struct Scenario {
 
   var engine: Engine
   var ticks: [Engine.TickResult] = []
+  /// Our side of the probes of `probes(...)`, kept across calls.
+  var probeSession = ProbeSession(target: reflector, deadlineSeconds: 1)
   private var nextTick: Int64
 
   init(configure: (inout EngineConfiguration) -> Void = { _ in }) {

@@ -47,7 +47,8 @@ final class ProbeRenderingTests: XCTestCase {
   }
 
   /// 150 probes every 20 ms to 10.9.0.2: every 10th lost on the way there, every 25th on the
-  /// way back; 15 ms each way.
+  /// way back (a gap in the reflector's numbers, as the probe session counts them); 15 ms each
+  /// way.
   static func probedSnapshot() -> Snapshot {
     let target = Endpoint(address: IPAddress(ipv4: 10, 9, 0, 2), port: 862)
     let start: Int64 = 1_800_000_000_000_000_000
@@ -56,6 +57,7 @@ final class ProbeRenderingTests: XCTestCase {
     }
     var engine = Engine()
     var reflectorSequence: UInt32 = 0
+    var gaps: Int64 = 0
     for index in 0..<150 {
       let sent = Int64(index) * 20
       var outcome = ProbeSample.Outcome.lost
@@ -66,12 +68,15 @@ final class ProbeRenderingTests: XCTestCase {
               reflectorReceivedAt: time(sent + 15), reflectorSentAt: time(sent + 15),
               receivedAt: time(sent + 30), reflectorSequence: reflectorSequence,
               kernelTimestamp: true))
+        } else {
+          gaps += 1
         }
         reflectorSequence += 1
       }
       engine.record(
         probe: ProbeSample(
-          target: target, sequence: UInt32(index), sentAt: time(sent), outcome: outcome))
+          target: target, sequence: UInt32(index), sentAt: time(sent), outcome: outcome,
+          reflectorGaps: gaps))
     }
     return engine.tick(at: time(3000)).snapshot
   }

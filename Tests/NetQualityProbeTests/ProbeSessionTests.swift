@@ -94,4 +94,45 @@ final class ProbeSessionTests: XCTestCase {
     XCTAssertEqual(samples.map(\.sequence), [.max - 1, .max, 0, 1])
     XCTAssertEqual(samples.map { $0.outcome == .lost }, [true, false, true, false])
   }
+
+  func testGapsInTheReflectorsNumbersAreCountedAsAnswersArrive() {
+    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    for index in 0..<6 { session.sent(at: time(Double(index) * 10)) }
+    // Probe 1 overtook probe 0 on the way there (numbers 1 and 0); probe 2 never got there;
+    // probe 3's answer (number 2) died on the way back; probe 4 (3) was duplicated on the way
+    // there (3 and 4); probe 5's answer (5) comes before probe 4's second copy.
+    XCTAssertEqual(session.receive(sequence: 1, reply: reply(30, reflectorSequence: 0)), .accepted)
+    XCTAssertEqual(session.receive(sequence: 0, reply: reply(31, reflectorSequence: 1)), .accepted)
+    XCTAssertEqual(session.reflectorGaps, 0)
+    XCTAssertEqual(session.receive(sequence: 4, reply: reply(70, reflectorSequence: 3)), .accepted)
+    XCTAssertEqual(session.reflectorGaps, 1, "number 2 is missing")
+    XCTAssertEqual(session.receive(sequence: 5, reply: reply(80, reflectorSequence: 5)), .accepted)
+    XCTAssertEqual(session.reflectorGaps, 2, "and 4, until the duplicate brings it")
+    guard case .duplicate = session.receive(sequence: 4, reply: reply(81, reflectorSequence: 4))
+    else { return XCTFail("a second answer to probe 4") }
+    XCTAssertEqual(session.reflectorGaps, 1)
+    // The same answer twice (duplicated on the way back) is no new number.
+    guard case .duplicate = session.receive(sequence: 5, reply: reply(82, reflectorSequence: 5))
+    else { return XCTFail("a second answer to probe 5") }
+    XCTAssertEqual(session.reflectorGaps, 1)
+    let samples = settled(&session, at: 2000)
+    XCTAssertEqual(samples.map(\.reflectorGaps), Array(repeating: 1, count: 6))
+  }
+
+  func testAReflectorThatStartsCountingAgainKeepsTheGapsBefore() {
+    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    for index in 0..<3000 { session.sent(at: time(Double(index))) }
+    for index in 0..<2000 where index != 10 {
+      _ = session.receive(
+        sequence: UInt32(index), reply: reply(Double(index) + 5, reflectorSequence: UInt32(index)))
+    }
+    XCTAssertEqual(session.reflectorGaps, 1)
+    // Restarted: numbers from 0 again, one answer lost after the restart.
+    for index in 2000..<2100 where index != 2050 {
+      _ = session.receive(
+        sequence: UInt32(index),
+        reply: reply(Double(index) + 5, reflectorSequence: UInt32(index - 2000)))
+    }
+    XCTAssertEqual(session.reflectorGaps, 2)
+  }
 }

@@ -13,6 +13,11 @@ public struct ProbeSample: Sendable, Equatable {
   /// T1.
   public var sentAt: CaptureTime
   public var outcome: Outcome
+  /// Answers the reflector sent that never came, so far in the session: the gaps in its
+  /// sequence numbers, counted in the order answers arrive like RTP sequence gaps (a late
+  /// answer fills its gap back in). The engine splits lost probes by direction with it: a
+  /// probe lost on the way back left a gap, one lost on the way there did not.
+  public var reflectorGaps: Int64
 
   public enum Outcome: Sendable, Equatable {
     case replied(ProbeReply)
@@ -22,11 +27,15 @@ public struct ProbeSample: Sendable, Equatable {
     case duplicate(receivedAt: CaptureTime)
   }
 
-  public init(target: Endpoint, sequence: UInt32, sentAt: CaptureTime, outcome: Outcome) {
+  public init(
+    target: Endpoint, sequence: UInt32, sentAt: CaptureTime, outcome: Outcome,
+    reflectorGaps: Int64 = 0
+  ) {
     self.target = target
     self.sequence = sequence
     self.sentAt = sentAt
     self.outcome = outcome
+    self.reflectorGaps = reflectorGaps
   }
 }
 

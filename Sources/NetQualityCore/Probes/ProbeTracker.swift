@@ -3,9 +3,13 @@
 ///
 /// Samples come in sequence order (`ProbeSample`). Lost probes wait until the next answer to
 /// be told apart: a stateful reflector numbers the probes it received (RFC 8762 section
-/// 4.3.2), so of the k probes lost between two answers whose reflector numbers are r1 and r2,
-/// r2 - r1 - 1 reached the reflector (their answers were lost on the way back) and the rest
-/// never did. Like RTP loss, it is counted when the gap closes.
+/// 4.3.2), so a probe whose answer was lost on the way back leaves a gap in those numbers and
+/// one lost on the way there does not. Of the k probes lost before an answer, as many as the
+/// session's gaps not yet accounted for were lost backward, the rest forward. Like RTP loss,
+/// it is counted when the next answer closes the gap. Gaps are counted in the order answers
+/// arrive (`ProbeSample.reflectorGaps`), not from the numbers of consecutive probes: a probe
+/// that overtakes its neighbour on the way to the reflector swaps their numbers, which made a
+/// forward loss next to it look like a backward one.
 public struct ProbeTracker: Sendable {
   public let target: Endpoint
   public let firstSentAt: CaptureTime
@@ -29,8 +33,8 @@ public struct ProbeTracker: Sendable {
   public private(set) var kernelTimestamps: Bool?
   public private(set) var clocksSynchronized = false
   private var previous: Previous?
-  /// The reflector's number on the latest answer.
-  private var lastReflectorSequence: UInt32?
+  /// The reflector's gaps already counted as backward loss.
+  private var gapsAttributed: Int64 = 0
 
   /// The latest answer with good timestamps, for the delay-variation arithmetic.
   private struct Previous {
@@ -38,10 +42,6 @@ public struct ProbeTracker: Sendable {
     var forwardTransitNanoseconds: Int64
     var backwardTransitNanoseconds: Int64
   }
-
-  /// A reflector number this far below the previous one is a new count (the reflector
-  /// restarted, or dropped our session from its table), not forward reordering.
-  static let reflectorRestartDistance: Int64 = 1024
 
   public init(target: Endpoint, firstSentAt: CaptureTime) {
     self.target = target
@@ -72,10 +72,9 @@ public struct ProbeTracker: Sendable {
   }
 
   private mutating func answer(_ sample: ProbeSample, _ reply: ProbeReply) {
-    if attributeLoss(before: reply.reflectorSequence) || lastReplyAt == nil {
+    if attributeLoss(reflectorGaps: sample.reflectorGaps) || lastReplyAt == nil {
       resumedAt = reply.receivedAt
     }
-    lastReflectorSequence = reply.reflectorSequence
     lastReplyAt = max(lastReplyAt ?? reply.receivedAt, reply.receivedAt)
     kernelTimestamps = reply.kernelTimestamp
     clocksSynchronized = reply.clocksSynchronized
@@ -133,23 +132,13 @@ public struct ProbeTracker: Sendable {
   }
 
   /// Splits the probes lost since the previous answer between the directions, now that an
-  /// answer with reflector number `reflectorSequence` came. True when there were any.
-  private mutating func attributeLoss(before reflectorSequence: UInt32) -> Bool {
+  /// answer came: the reflector's gaps not yet accounted for were lost backward (a gap filled
+  /// after it was counted, by an answer that came late, is taken off the next split). True
+  /// when there were any.
+  private mutating func attributeLoss(reflectorGaps: Int64) -> Bool {
     guard pendingLost > 0 else { return false }
-    var reachedReflector: Int64
-    if let lastReflectorSequence {
-      reachedReflector =
-        Int64(Int32(bitPattern: reflectorSequence &- lastReflectorSequence)) - 1
-      if reachedReflector < -Self.reflectorRestartDistance {
-        // The reflector counts anew from 0.
-        reachedReflector = Int64(reflectorSequence)
-      }
-    } else {
-      // The first answer: a stateful reflector numbers a new session's probes from 0.
-      reachedReflector = Int64(reflectorSequence)
-    }
-    // Forward duplicates or reordering can push the count outside what was lost.
-    let backward = min(max(reachedReflector, 0), pendingLost)
+    let backward = min(max(reflectorGaps - gapsAttributed, 0), pendingLost)
+    gapsAttributed += backward
     var counts = ProbeCounts()
     counts.backwardLost = backward
     counts.forwardLost = pendingLost - backward
