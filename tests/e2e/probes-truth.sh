@@ -7,12 +7,12 @@
 # server under `chrt -r 4` (on a loaded machine an ordinary process wakes milliseconds late:
 # that would be the scheduler's error, not the tools'; why irtt differs is said where it
 # starts). The reflector namespace runs `netquality reflect` and `irtt server`.
-#   1. Truth: `netquality probe --count 5000 --interval 25ms` through relay A: forward
+#   1. Truth: `netquality probe --count 5000 --interval 10ms` through relay A: forward
 #      50 ms ± 10 ms with 2 % loss, backward 10 ms without loss. Against relay A's stats and
 #      packet log: mean RTT within 2 ms of the applied forward + backward delay; forward lost
 #      = the relay's drops, backward lost 0; forward and backward IPDV within 0.5 ms of the IPDV
 #      of the delays the relay applied; forward IPDV and jitter above backward.
-#   2. irtt side by side, at the same time: `irtt client -i 25ms -d 125s` through relay B (the
+#   2. irtt side by side, at the same time: `irtt client -i 10ms -d 50s` through relay B (the
 #      same parameters and seed) to `irtt server`. irtt against relay B the same way, the very
 #      packets lost upstream included; then ours and irtt side by side (RTT, loss each way, send
 #      and receive IPDV: both tools' IPDV is the mean of |transit(n) - transit(n-1)| over
@@ -27,9 +27,8 @@
 #   4. `promtool check metrics` on the agent's /metrics while it probes: clean.
 #
 #   tests/e2e/probes-truth.sh     (root, for the namespaces, nftables and chrt; skips otherwise)
-#   INTERVAL_MS=10 probes every 10 ms instead of 25 (see why 25 below; at 10 ms our loss split
-#   fails today).
-#   About 2 min 40 s (125 s of it the 5,000 probes).
+#   INTERVAL_MS=25 probes every 25 ms instead of 10 (no probe overtakes another then).
+#   About 1 min 50 s (50 s of it the 5,000 probes).
 #   KEEP=1 keeps the work directory (relay stats and packet logs, both tools' JSON, the polls,
 #   the agent's log and dashboard).
 set -euo pipefail
@@ -134,16 +133,14 @@ stop_relay() {
 }
 
 # 1 and 2. Our probe and irtt at the same time, each through its own relay with the same
-# impairment and seed, 5,000 packets each. Every 25 ms, not 10: with ±10 ms of jitter, at 10 ms
-# one probe in eight overtakes the one before it (the relay's `overtaken`), and then our split
-# of loss by direction goes wrong: ProbeTracker takes the gap between the reflector's numbers
-# of consecutive answers in our sequence order, and an overtaken neighbour's number makes a
-# probe lost forward look lost backward (31 of 108 in a run at 10 ms; irtt, which has the
-# server's receive window, had all of them right). At 20 ms the delays' spread equals the
-# interval and a relay that stamps an arrival a millisecond late still lets one overtake now
-# and then (2 in a run under stress-ng); at 25 ms that takes a 5 ms stall of a real-time relay.
-# The relay's `overtaken` is printed each run.
-interval_ms=${INTERVAL_MS:-25}
+# impairment and seed, 5,000 packets each. Every 10 ms: with ±10 ms of jitter one probe in
+# eight overtakes the one before it (the relay's `overtaken`, printed each run), which the split
+# of loss by direction must survive. It did not before 32af277: the split took the gap between
+# the reflector's numbers of consecutive answers in our sequence order, and an overtaken
+# neighbour's number made a probe lost forward look lost backward (31 of 108 in a run; irtt,
+# with its server's receive window, had all of them right). Now the probe session counts the
+# gaps in the reflector's numbers as answers arrive.
+interval_ms=${INTERVAL_MS:-10}
 count=5000
 impairment=(--seed 204 --forward-delay-ms 50 --forward-jitter-ms 10 --forward-loss 0.02
   --backward-delay-ms 10)
