@@ -157,19 +157,9 @@ public final class ProbeService: Service, Sendable {
         }
       }
       // Until the next send or deadline, whichever is first.
-      let now = WallClock.now()
-      let monotonicNow = WallClock.monotonicNow()
-      var waitNanoseconds = Self.pollMilliseconds * 1_000_000
-      for sender in senders {
-        waitNanoseconds = min(
-          waitNanoseconds,
-          sender.nextSend.nanosecondsSinceEpoch - monotonicNow.nanosecondsSinceEpoch)
-        if let deadline = sender.session.nextDeadline {
-          waitNanoseconds = min(
-            waitNanoseconds, deadline.nanosecondsSinceEpoch - now.nanosecondsSinceEpoch)
-        }
+      let milliseconds = senders.reduce(Int32(Self.pollMilliseconds)) {
+        min($0, $1.millisecondsUntilDue(sending: true, limit: $0))
       }
-      let milliseconds = Int32(max(0, (waitNanoseconds + 999_999) / 1_000_000))
       _ = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
     }
   }

@@ -5,7 +5,7 @@ import NetQualityCore
 /// The bookkeeping is `ProbeSession`'s and the measurement the engine's (`ProbeTracker`).
 /// Buffers are made once: sending and receiving allocate nothing per probe.
 public final class ProbeSender {
-  public struct Options: Sendable, Equatable {
+  public struct Options: Sendable {
     public var target: Endpoint
     /// 50 packets/s: a voice stream's rate (RFC 3551 section 4.5, 20 ms frames).
     public var ratePerSecond = 50.0
@@ -23,11 +23,6 @@ public final class ProbeSender {
       self.target = target
     }
 
-    public static func == (lhs: Options, rhs: Options) -> Bool {
-      (lhs.target, lhs.ratePerSecond, lhs.sizeBytes, lhs.dscp, lhs.timeoutSeconds)
-        == (rhs.target, rhs.ratePerSecond, rhs.sizeBytes, rhs.dscp, rhs.timeoutSeconds)
-        && lhs.key?.name == rhs.key?.name && lhs.clockSynchronized == rhs.clockSynchronized
-    }
   }
 
   /// Answers refused, by reason, and sends the socket could not take.
@@ -93,8 +88,22 @@ public final class ProbeSender {
     receiveBuffer.deallocate()
   }
 
-  /// The next monotonic time something is due: a send.
-  public var nextSend: CaptureTime { nextSendAt }
+  /// Milliseconds a loop may wait (poll(2)) before something of this sender is due: the next
+  /// send (when `sending`) or the oldest probe's deadline; at most `limit`. Rounded up, or a
+  /// wait under 1 ms would spin.
+  public func millisecondsUntilDue(sending: Bool, limit: Int32) -> Int32 {
+    var nanoseconds = Int64(limit) * 1_000_000
+    if sending {
+      nanoseconds = min(
+        nanoseconds,
+        nextSendAt.nanosecondsSinceEpoch - WallClock.monotonicNow().nanosecondsSinceEpoch)
+    }
+    if let deadline = session.nextDeadline {
+      nanoseconds = min(
+        nanoseconds, deadline.nanosecondsSinceEpoch - WallClock.now().nanosecondsSinceEpoch)
+    }
+    return Int32(max(0, (nanoseconds + 999_999) / 1_000_000))
+  }
 
   /// Sends the probe due at monotonic `now`, if one is. A loop that fell behind by more than
   /// an interval (the process was stopped, the machine overloaded) skips the missed probes

@@ -42,20 +42,10 @@ struct ProbeRun {
       // Done once nothing more is to be sent and every probe is settled; a second signal
       // stops at once.
       if !sending && sender.session.inFlight == 0 { break }
-      var waitNanoseconds = Self.pollMilliseconds * 1_000_000
-      waitNanoseconds = min(
-        waitNanoseconds, nextTick.nanosecondsSinceEpoch - now.nanosecondsSinceEpoch)
-      if sending {
-        let monotonic = WallClock.monotonicNow()
-        waitNanoseconds = min(
-          waitNanoseconds, sender.nextSend.nanosecondsSinceEpoch - monotonic.nanosecondsSinceEpoch)
-      }
-      if let deadline = sender.session.nextDeadline {
-        waitNanoseconds = min(
-          waitNanoseconds, deadline.nanosecondsSinceEpoch - now.nanosecondsSinceEpoch)
-      }
-      // poll(2) takes milliseconds: round up, or a wait under 1 ms would spin.
-      let waitMilliseconds = Int32(max(0, (waitNanoseconds + 999_999) / 1_000_000))
+      let untilTick =
+        (nextTick.nanosecondsSinceEpoch - now.nanosecondsSinceEpoch + 999_999) / 1_000_000
+      let waitMilliseconds = sender.millisecondsUntilDue(
+        sending: sending, limit: Int32(max(0, min(Self.pollMilliseconds, untilTick))))
       _ = try sender.socket.waitUntilReadable(timeoutMilliseconds: waitMilliseconds)
     }
     closeWindow(at: WallClock.now())

@@ -106,7 +106,7 @@ extension Scenario {
 
   /// Settles the probes still in flight at their deadlines, ticking on to `seconds`.
   mutating func finishProbes(until seconds: Double) {
-    var time = Self.time(0).seconds(since: Self.time(0))
+    var time = 0.0
     while let deadline = probeSession.nextDeadline {
       time = deadline.seconds(since: Self.time(0))
       settleProbes(at: time)

@@ -42,11 +42,9 @@ extension Engine {
       candidates.append(Candidate(inputs: inputs, enoughPackets: nil, source: .rtp))
     }
     if let probe {
-      record.probeRx.push(
-        packets: probe.window.backwardExpected, expected: probe.window.backwardExpected,
-        lost: probe.window.backwardLost, keep: model.scoringWindows)
       candidates += probeCandidate(
-        record.probeRx, jitterMilliseconds: probe.backwardJitterMilliseconds, probe: probe,
+        &record.probeRx, expected: probe.window.backwardExpected, lost: probe.window.backwardLost,
+        jitterMilliseconds: probe.backwardJitterMilliseconds, probe: probe,
         roundTripMilliseconds: rtt)
     }
     return direction(worst(candidates), damper: &record.rxDamper)
@@ -77,11 +75,9 @@ extension Engine {
       candidates.append(Candidate(inputs: inputs, enoughPackets: true, source: .rtp))
     }
     if let probe {
-      record.probeTx.push(
-        packets: probe.window.forwardExpected, expected: probe.window.forwardExpected,
-        lost: probe.window.forwardLost, keep: model.scoringWindows)
       candidates += probeCandidate(
-        record.probeTx, jitterMilliseconds: probe.forwardJitterMilliseconds, probe: probe,
+        &record.probeTx, expected: probe.window.forwardExpected, lost: probe.window.forwardLost,
+        jitterMilliseconds: probe.forwardJitterMilliseconds, probe: probe,
         roundTripMilliseconds: rtt)
     }
     return direction(worst(candidates), damper: &record.txDamper)
@@ -99,9 +95,11 @@ extension Engine {
   /// pooled loss, its jitter, and the probes' own round trip, whose half is the E-model's
   /// network delay as with RTCP's.
   private func probeCandidate(
-    _ pool: WindowPool, jitterMilliseconds: Double?, probe: ProbeSnapshot,
-    roundTripMilliseconds rtt: Double?
+    _ pool: inout WindowPool, expected: Int64, lost: Int64, jitterMilliseconds: Double?,
+    probe: ProbeSnapshot, roundTripMilliseconds rtt: Double?
   ) -> [Candidate] {
+    pool.push(
+      packets: expected, expected: expected, lost: lost, keep: configuration.quality.scoringWindows)
     guard pool.packets > 0 else { return [] }
     let inputs = QualityModel.Inputs(
       packets: pool.packets, lossRatio: pool.lossRatio,
