@@ -20,6 +20,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
   ],
   targets: [
     // libpcap from the system (Debian: libpcap-dev).
@@ -44,7 +45,7 @@ let package = Package(
       name: "NetQualityAgent",
       dependencies: [
         "NetQualityCore", "NetQualityCapture", "NetQualityConfig", "NetQualityExport",
-        "NetQualitySynth", "NetQualityProbe",
+        "NetQualitySynth", "NetQualityProbe", "NetQualityStore",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -61,11 +62,19 @@ let package = Package(
     ),
     // Rendering of engine results for people and programs.
     .target(name: "NetQualityExport", dependencies: ["NetQualityCore"]),
+    // The SQLite history (GRDB over the system libsqlite3, Debian libsqlite3-dev): per-tick
+    // rows, events and alerts, written off the hot path, retained and downsampled, queried.
+    .target(
+      name: "NetQualityStore",
+      dependencies: [
+        "NetQualityCore", "NetQualityExport", .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
     .executableTarget(
       name: "netquality",
       dependencies: [
         "NetQualityCore", "NetQualityCapture", "NetQualitySynth", "NetQualityExport",
-        "NetQualityConfig", "NetQualityAgent", "NetQualityProbe",
+        "NetQualityConfig", "NetQualityAgent", "NetQualityProbe", "NetQualityStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]

@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+
+/// Opening the history file: for writing (created if missing, migrated to the current schema,
+/// WAL) or for reading while an agent writes it (WAL readers see the last committed tick).
+public enum HistoryDatabase {
+  /// How long a statement waits for another process's lock before it fails with "locked":
+  /// long enough for a reader's checkpoint, short enough that the writer's queue does not
+  /// fill behind it (a tick every 2 s).
+  static let busyTimeoutSeconds = 1.0
+
+  /// Opens `path` for writing: the directory is created, the schema migrated, WAL mode set
+  /// with `synchronous = NORMAL` (a commit is durable across a crash of the process, which is
+  /// what SIGKILL is; only a power loss may take the last transactions, never consistency:
+  /// https://www.sqlite.org/wal.html, "synchronous").
+  public static func openForWriting(path: String) throws -> DatabaseQueue {
+    let directory = (path as NSString).deletingLastPathComponent
+    if !directory.isEmpty {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true)
+    }
+    var configuration = Configuration()
+    configuration.journalMode = .wal
+    configuration.busyMode = .timeout(busyTimeoutSeconds)
+    configuration.label = "netquality-history"
+    configuration.prepareDatabase { db in
+      try db.execute(sql: "PRAGMA synchronous = NORMAL")
+    }
+    let queue = try DatabaseQueue(path: path, configuration: configuration)
+    try HistorySchema.migrator.migrate(queue)
+    return queue
+  }
+
+  /// Opens `path` read-only; fails with a one-line reason when it is missing or not a history.
+  public static func openForReading(path: String) throws(HistoryError) -> DatabaseQueue {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw HistoryError("\(path): no such history database")
+    }
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.busyMode = .timeout(busyTimeoutSeconds)
+    let queue: DatabaseQueue
+    do {
+      queue = try DatabaseQueue(path: path, configuration: configuration)
+      let applied = try queue.read { db in try HistorySchema.migrator.appliedIdentifiers(db) }
+      guard applied.contains(HistorySchema.currentVersion) else {
+        throw HistoryError(
+          "\(path): not a netquality history of this version (open it once with the agent "
+            + "or `analyze --db` to upgrade it)")
+      }
+    } catch let error as HistoryError {
+      throw error
+    } catch {
+      throw HistoryError("\(path): \(HistoryFault(error).message)")
+    }
+    return queue
+  }
+}
+
+/// A one-line failure of the history for people (command line, API).
+public struct HistoryError: Error, CustomStringConvertible, Sendable {
+  public let description: String
+
+  public init(_ description: String) {
+    self.description = description
+  }
+}

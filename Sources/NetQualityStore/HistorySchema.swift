@@ -1,0 +1,167 @@
+import GRDB
+
+/// The history's tables, created and upgraded by GRDB's migrator: each migration runs once, in
+/// order, in its own transaction, and the database records which ran (`grdb_migrations`), so a
+/// file written by an older agent is upgraded in place when a newer one opens it.
+///
+/// Times are Unix seconds as REAL (the timeline's numbers, exactly); levels are the 0...6
+/// scale; states and sources are small integer codes (`HistoryCodes`) with views that spell
+/// them out for `sqlite3` users. Per-tick tables are WITHOUT ROWID, keyed by (time, peer): a
+/// tick's rows are contiguous, ranges of time are read and deleted in key order.
+public enum HistorySchema {
+  /// The migrations, oldest first. Never edit one that has shipped: add another.
+  public static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1: runs, peers, ticks, peer ticks, events, alerts") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,            -- 'agent' or 'capture'
+            name TEXT NOT NULL,            -- the host, or the capture file
+            version TEXT NOT NULL,
+            started_at REAL NOT NULL
+          );
+          CREATE TABLE peers (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            first_seen REAL NOT NULL
+          );
+          CREATE TABLE ticks (
+            time REAL PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            interval_s REAL NOT NULL,
+            host_tx_level INTEGER NOT NULL,
+            host_rx_level INTEGER NOT NULL,
+            peers INTEGER NOT NULL,
+            streams INTEGER NOT NULL,
+            capture_frames INTEGER,        -- cumulative since the run started
+            capture_dropped INTEGER,       -- kernel drops (pcap_stats), cumulative
+            decode_errors INTEGER
+          ) WITHOUT ROWID;
+          CREATE TABLE peer_ticks (
+            time REAL NOT NULL,
+            peer_id INTEGER NOT NULL,
+            state INTEGER NOT NULL,
+            tx_level INTEGER NOT NULL,
+            rx_level INTEGER NOT NULL,
+            tx_source INTEGER,
+            rx_source INTEGER,
+            tx_mos REAL,
+            rx_mos REAL,
+            tx_loss_ratio REAL,
+            rx_loss_ratio REAL,
+            tx_jitter_ms REAL,
+            rx_jitter_ms REAL,
+            rtt_ms REAL,
+            rtt_source INTEGER,
+            rx_packets INTEGER NOT NULL,
+            rx_lost INTEGER NOT NULL,
+            tx_packets INTEGER NOT NULL,
+            rx_bitrate_bps REAL NOT NULL,
+            streams INTEGER NOT NULL,
+            PRIMARY KEY (time, peer_id)
+          ) WITHOUT ROWID;
+          CREATE INDEX peer_ticks_by_peer ON peer_ticks(peer_id, time);
+          CREATE TABLE events (
+            id INTEGER PRIMARY KEY,
+            time REAL NOT NULL,
+            peer_id INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            previous_state TEXT,
+            reason TEXT,
+            alert_id TEXT
+          );
+          CREATE INDEX events_by_time ON events(time);
+          CREATE INDEX events_by_peer ON events(peer_id, time);
+          CREATE TABLE alerts (
+            id TEXT PRIMARY KEY,           -- the engine's alert id: rule, labels, start
+            run_id INTEGER NOT NULL,
+            rule TEXT NOT NULL,
+            severity TEXT NOT NULL,
+            peer_id INTEGER,
+            labels TEXT NOT NULL,          -- JSON object
+            summary TEXT NOT NULL,
+            fired_at REAL NOT NULL,
+            resolved_at REAL,
+            end_reason TEXT                -- 'resolved', or 'agent_stopped' when a run ended
+          );
+          CREATE INDEX alerts_by_time ON alerts(fired_at);
+          """)
+    }
+    migrator.registerMigration("v2: minute aggregates, stream rows, storage health") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE peer_minutes (
+            minute INTEGER NOT NULL,       -- Unix seconds, a multiple of 60
+            peer_id INTEGER NOT NULL,
+            seconds REAL NOT NULL,         -- time covered by the minute's ticks
+            ticks INTEGER NOT NULL,
+            tx_level_max INTEGER NOT NULL,
+            rx_level_max INTEGER NOT NULL,
+            -- seconds at each level, 0 (unknown) ... 6 (down)
+            \(HistoryCodes.levelSecondsColumns.map { "\($0) REAL NOT NULL," }.joined(separator: " "))
+            tx_mos_min REAL, tx_mos_avg REAL, tx_mos_max REAL,
+            rx_mos_min REAL, rx_mos_avg REAL, rx_mos_max REAL,
+            tx_loss_avg REAL, tx_loss_max REAL,
+            rx_loss_avg REAL, rx_loss_max REAL,
+            tx_jitter_avg_ms REAL, tx_jitter_max_ms REAL,
+            rx_jitter_avg_ms REAL, rx_jitter_max_ms REAL,
+            rtt_min_ms REAL, rtt_avg_ms REAL, rtt_max_ms REAL,
+            rx_packets INTEGER NOT NULL,
+            rx_lost INTEGER NOT NULL,
+            tx_packets INTEGER NOT NULL,
+            PRIMARY KEY (minute, peer_id)
+          ) WITHOUT ROWID;
+          CREATE INDEX peer_minutes_by_peer ON peer_minutes(peer_id, minute);
+          CREATE TABLE streams (
+            id INTEGER PRIMARY KEY,
+            ssrc INTEGER NOT NULL,
+            source TEXT NOT NULL,
+            destination TEXT NOT NULL,
+            direction TEXT NOT NULL,
+            role TEXT NOT NULL,
+            first_seen REAL NOT NULL,
+            UNIQUE (ssrc, source, destination)
+          );
+          CREATE TABLE stream_ticks (
+            time REAL NOT NULL,
+            stream_id INTEGER NOT NULL,
+            packets INTEGER NOT NULL,
+            expected INTEGER NOT NULL,
+            lost INTEGER NOT NULL,
+            loss_ratio REAL NOT NULL,
+            duplicates INTEGER NOT NULL,
+            late INTEGER NOT NULL,
+            bitrate_bps REAL NOT NULL,
+            jitter_ms REAL,
+            rtt_ms REAL,
+            state INTEGER NOT NULL,
+            PRIMARY KEY (time, stream_id)
+          ) WITHOUT ROWID;
+          CREATE TABLE storage_events (
+            id INTEGER PRIMARY KEY,
+            time REAL NOT NULL,
+            kind TEXT NOT NULL,            -- 'dropped', 'error', 'recovered', 'moved_aside'
+            ticks INTEGER,                 -- for 'dropped': ticks the queue let go
+            message TEXT NOT NULL
+          );
+          CREATE TABLE rollup (
+            name TEXT PRIMARY KEY,
+            watermark REAL NOT NULL        -- everything before it is aggregated
+          );
+          CREATE VIEW peer_history AS
+            SELECT datetime(t.time, 'unixepoch') AS utc, t.time, p.name AS peer,
+              CASE t.state \(HistoryCodes.stateCaseSQL) END AS state,
+              t.tx_level, t.rx_level, t.tx_mos, t.rx_mos, t.tx_loss_ratio, t.rx_loss_ratio,
+              t.tx_jitter_ms, t.rx_jitter_ms, t.rtt_ms, t.rx_packets, t.rx_lost, t.tx_packets,
+              t.rx_bitrate_bps, t.streams
+            FROM peer_ticks t JOIN peers p ON p.id = t.peer_id;
+          """)
+    }
+    return migrator
+  }
+
+  /// The newest migration: a database that has it is current.
+  public static let currentVersion = "v2: minute aggregates, stream rows, storage health"
+}

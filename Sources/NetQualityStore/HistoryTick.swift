@@ -1,0 +1,33 @@
+import NetQualityCore
+
+/// One tick as the history receives it: the engine's snapshot and events as they are (values
+/// shared with the other sinks, not copied), and the capture's health at that moment.
+public struct HistoryTick: Sendable {
+  public var snapshot: Snapshot
+  public var events: [EngineEvent]
+  public var capture: CaptureHealth?
+
+  public init(snapshot: Snapshot, events: [EngineEvent], capture: CaptureHealth? = nil) {
+    self.snapshot = snapshot
+    self.events = events
+    self.capture = capture
+  }
+
+  public init(_ result: Engine.TickResult, capture: CaptureHealth? = nil) {
+    self.init(snapshot: result.snapshot, events: result.events, capture: capture)
+  }
+
+  /// The capture side's cumulative counters at a tick.
+  public struct CaptureHealth: Sendable, Equatable {
+    public var frames: Int64
+    /// Packets the kernel dropped before the capture read them (pcap_stats), all interfaces.
+    public var dropped: Int64
+    public var decodeErrors: Int64
+
+    public init(frames: Int64, dropped: Int64, decodeErrors: Int64) {
+      self.frames = frames
+      self.dropped = dropped
+      self.decodeErrors = decodeErrors
+    }
+  }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import GRDB
+import NetQualityCore
+import NetQualityExport
+
+/// Writes ticks into an open history, one transaction per tick, with statements prepared once.
+/// Used by one thread at a time: the agent's recorder thread, or `analyze --db`.
+public final class HistoryWriter {
+  public let database: DatabaseQueue
+  public let runID: Int64
+  /// Stream rows (one per stream per tick) are opt-in: they multiply the rows by the streams.
+  public var writesStreams: Bool
+  /// Peer and stream ids known to be committed; ids made in a transaction join them only when
+  /// it commits, so a failed tick leaves no id behind that the file does not have.
+  private var peerIDs: [String: Int64] = [:]
+  private var streamIDs: [StreamKey: Int64] = [:]
+
+  /// Rows written, by table, since this writer was made.
+  public private(set) var rowsWritten: [String: Int64] = [:]
+
+  /// Starts a run (the agent's start, or one capture) in `database`. Alerts a previous run
+  /// left firing end at that run's last tick: the engine that held them is gone.
+  public init(
+    database: DatabaseQueue, kind: String, name: String, version: String, startedAt: Double,
+    writesStreams: Bool = false
+  ) throws {
+    self.database = database
+    self.writesStreams = writesStreams
+    runID = try database.write { db in
+      try db.execute(
+        sql: """
+          UPDATE alerts SET end_reason = 'agent_stopped',
+            resolved_at = coalesce((SELECT max(time) FROM ticks WHERE run_id = alerts.run_id),
+              fired_at)
+          WHERE resolved_at IS NULL
+          """)
+      try db.execute(
+        sql: "INSERT INTO runs (kind, name, version, started_at) VALUES (?, ?, ?, ?)",
+        arguments: [kind, name, version, startedAt])
+      return db.lastInsertedRowID
+    }
+  }
+
+  /// Writes one tick, its events and alert changes, in one transaction: all of it or none.
+  public func write(_ tick: HistoryTick, droppedBefore dropped: Int64 = 0) throws {
+    var newPeers: [String: Int64] = [:]
+    var newStreams: [StreamKey: Int64] = [:]
+    var counts: [String: Int64] = [:]
+    try database.inTransaction(.immediate) { db in
+      let time = tick.snapshot.time.secondsSinceEpoch
+      if dropped > 0 {
+        try db.execute(
+          sql: "INSERT INTO storage_events (time, kind, ticks, message) VALUES (?, ?, ?, ?)",
+          arguments: [
+            time, "dropped", dropped,
+            "\(dropped) ticks dropped before this one: the writer fell behind or failed",
+          ])
+      }
+      try insertTick(tick, time: time, db: db)
+      counts["ticks"] = 1
+      for peer in tick.snapshot.peers {
+        let id = try peerID(peer.peer, at: time, db: db, new: &newPeers)
+        try insertPeerRow(peer, id: id, time: time, db: db)
+      }
+      counts["peer_ticks"] = Int64(tick.snapshot.peers.count)
+      if writesStreams {
+        for stream in tick.snapshot.streams {
+          let id = try streamID(stream, at: time, db: db, new: &newStreams)
+          try insertStreamRow(stream, id: id, time: time, db: db)
+        }
+        counts["stream_ticks"] = Int64(tick.snapshot.streams.count)
+      }
+      for event in tick.events {
+        let id = try peerID(event.peer, at: time, db: db, new: &newPeers)
+        try insertEvent(event, peerID: id, db: db)
+        if let alert = event.alert { try upsertAlert(alert, peerID: id, db: db) }
+      }
+      counts["events"] = Int64(tick.events.count)
+      return .commit
+    }
+    peerIDs.merge(newPeers) { $1 }
+    streamIDs.merge(newStreams) { $1 }
+    rowsWritten.merge(counts, uniquingKeysWith: +)
+  }
+
+  private func insertTick(_ tick: HistoryTick, time: Double, db: Database) throws {
+    let snapshot = tick.snapshot
+    try db.cachedStatement(
+      sql: """
+        INSERT OR REPLACE INTO ticks (time, run_id, interval_s, host_tx_level, host_rx_level,
+          peers, streams, capture_frames, capture_dropped, decode_errors)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    ).execute(arguments: [
+      time, runID, snapshot.intervalSeconds, snapshot.hostTx.rawValue, snapshot.hostRx.rawValue,
+      snapshot.peers.count, snapshot.streams.count, tick.capture?.frames, tick.capture?.dropped,
+      tick.capture?.decodeErrors,
+    ])
+  }
+
+  private func insertPeerRow(_ peer: PeerSnapshot, id: Int64, time: Double, db: Database) throws {
+    try db.cachedStatement(
+      sql: """
+        INSERT OR REPLACE INTO peer_ticks (time, peer_id, state, tx_level, rx_level, tx_source,
+          rx_source, tx_mos, rx_mos, tx_loss_ratio, rx_loss_ratio, tx_jitter_ms, rx_jitter_ms,
+          rtt_ms, rtt_source, rx_packets, rx_lost, tx_packets, rx_bitrate_bps, streams)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    ).execute(arguments: [
+      time, id, HistoryCodes.code(peer.state), peer.tx.level.rawValue, peer.rx.level.rawValue,
+      HistoryCodes.code(peer.tx.source), HistoryCodes.code(peer.rx.source),
+      peer.tx.meanOpinionScore, peer.rx.meanOpinionScore, peer.tx.inputs?.lossRatio,
+      peer.rx.inputs?.lossRatio, peer.tx.inputs?.jitterMilliseconds,
+      peer.rx.inputs?.jitterMilliseconds, peer.roundTripMilliseconds,
+      HistoryCodes.code(peer.roundTripSource), peer.rxPackets, peer.rxLost, peer.txPackets,
+      peer.rxBitsPerSecond, peer.streams,
+    ])
+  }
+
+  private func insertStreamRow(_ stream: StreamWindow, id: Int64, time: Double, db: Database)
+    throws
+  {
+    try db.cachedStatement(
+      sql: """
+        INSERT OR REPLACE INTO stream_ticks (time, stream_id, packets, expected, lost,
+          loss_ratio, duplicates, late, bitrate_bps, jitter_ms, rtt_ms, state)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    ).execute(arguments: [
+      time, id, stream.packets, stream.expected, stream.lost, stream.lossRatio, stream.duplicates,
+      stream.late, stream.bitsPerSecond, stream.jitterMilliseconds, stream.roundTripMilliseconds,
+      HistoryCodes.code(stream.state),
+    ])
+  }
+
+  private func insertEvent(_ event: EngineEvent, peerID: Int64, db: Database) throws {
+    try db.cachedStatement(
+      sql: """
+        INSERT INTO events (time, peer_id, kind, previous_state, reason, alert_id)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """
+    ).execute(arguments: [
+      event.time.secondsSinceEpoch, peerID, event.kind.rawValue, event.previousState?.rawValue,
+      event.endReason?.rawValue, event.alert?.id,
+    ])
+  }
+
+  /// A firing alert is inserted once; its resolution fills in the end (and inserts the whole
+  /// alert if its firing tick was never written).
+  private func upsertAlert(_ alert: Alert, peerID: Int64, db: Database) throws {
+    let labels = JSONValue.object(
+      alert.labels.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
+    ).text
+    try db.cachedStatement(
+      sql: """
+        INSERT INTO alerts (id, run_id, rule, severity, peer_id, labels, summary, fired_at,
+          resolved_at, end_reason)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(id) DO UPDATE SET resolved_at = excluded.resolved_at,
+          end_reason = excluded.end_reason
+        WHERE excluded.resolved_at IS NOT NULL
+        """
+    ).execute(arguments: [
+      alert.id, runID, alert.rule, alert.severity.rawValue, peerID, labels, alert.summary,
+      alert.start.secondsSinceEpoch, alert.end?.secondsSinceEpoch,
+      alert.state == .resolved ? "resolved" : nil,
+    ])
+  }
+
+  private func peerID(_ name: String, at time: Double, db: Database, new: inout [String: Int64])
+    throws -> Int64
+  {
+    if let id = peerIDs[name] ?? new[name] { return id }
+    try db.cachedStatement(
+      sql: "INSERT INTO peers (name, first_seen) VALUES (?, ?) ON CONFLICT(name) DO NOTHING"
+    ).execute(arguments: [name, time])
+    let id = try Int64.fetchOne(
+      db, sql: "SELECT id FROM peers WHERE name = ?", arguments: [name])
+    guard let id else { throw HistoryError("peer \(name) vanished while being written") }
+    new[name] = id
+    return id
+  }
+
+  private func streamID(
+    _ stream: StreamWindow, at time: Double, db: Database, new: inout [StreamKey: Int64]
+  ) throws -> Int64 {
+    if let id = streamIDs[stream.key] ?? new[stream.key] { return id }
+    let source = stream.key.source.description
+    let destination = stream.key.destination.description
+    try db.cachedStatement(
+      sql: """
+        INSERT INTO streams (ssrc, source, destination, direction, role, first_seen)
+        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+        """
+    ).execute(arguments: [
+      Int64(stream.key.ssrc), source, destination, stream.direction.rawValue,
+      stream.role.rawValue, time,
+    ])
+    let id = try Int64.fetchOne(
+      db, sql: "SELECT id FROM streams WHERE ssrc = ? AND source = ? AND destination = ?",
+      arguments: [Int64(stream.key.ssrc), source, destination])
+    guard let id else { throw HistoryError("stream \(stream.key.ssrc) vanished while written") }
+    new[stream.key] = id
+    return id
+  }
+}
