@@ -76,6 +76,7 @@ let package = Package(
         "NetQualityCore", "NetQualityCapture", "NetQualitySynth", "NetQualityExport",
         "NetQualityConfig", "NetQualityAgent", "NetQualityProbe", "NetQualityStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]
     ),

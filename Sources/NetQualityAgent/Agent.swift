@@ -55,9 +55,11 @@ public struct Agent {
     _ = try CaptureService.openAll(interfaces, options: options)
 
     let probes = try ProbeService.plan(configuration)
+    let history = HistoryService.recorder(configuration, logger: logger)
     let state = AgentState(
-      engine: Engine(configuration: configuration.engineConfiguration(interfaceNetworks: addresses))
-    )
+      engine: Engine(
+        configuration: configuration.engineConfiguration(interfaceNetworks: addresses)),
+      history: history)
     let live = try LiveConfiguration(
       configuration: configuration, path: configurationPath, overrides: overrides,
       interfaceNetworks: addresses, state: state, logger: logger)
@@ -74,13 +76,20 @@ public struct Agent {
       })
     let captures = CaptureService(
       interfaces: interfaces, options: options, state: state, logger: logger)
+    let sinks: [any TickSink] =
+      [PublishedStateSink(state: state), DashboardSink(state: state), LogSink(logger: logger)]
+      + (history.map { [HistorySink(recorder: $0, state: state)] } ?? [])
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+      .init(service: captures), .init(service: TickService(state: state, sinks: sinks)),
+      .init(service: http), .init(service: ReloadService(configuration: live)),
+      .init(service: ProbeService(plan: probes, state: state, logger: logger)),
+    ]
+    if let history {
+      services.append(.init(service: HistoryService(recorder: history, logger: logger)))
+    }
     let group = ServiceGroup(
       configuration: .init(
-        services: [
-          .init(service: captures), .init(service: TickService(state: state, logger: logger)),
-          .init(service: http), .init(service: ReloadService(configuration: live)),
-          .init(service: ProbeService(plan: probes, state: state, logger: logger)),
-        ],
+        services: services,
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {
       try await group.run()

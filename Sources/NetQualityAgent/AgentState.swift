@@ -2,6 +2,7 @@ import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
 import NetQualityProbe
+import NetQualityStore
 import Synchronization
 
 /// What the agent shares between its capture threads, its ticker and its HTTP server: the
@@ -12,6 +13,8 @@ public final class AgentState: Sendable {
   let published = Mutex(Published())
   /// Where the ticker appends dashboard frames; a reload may swap it.
   let dashboard = Mutex<DashboardOutput?>(nil)
+  /// The history recorder, when storage is on (set once at start).
+  let history: HistoryRecorder?
 
   /// The latest tick and the capture side's figures, as the HTTP server renders them.
   struct Published: Sendable {
@@ -29,8 +32,9 @@ public final class AgentState: Sendable {
     var reflector: ReflectorCounters?
   }
 
-  public init(engine: Engine) {
+  public init(engine: Engine, history: HistoryRecorder? = nil) {
     self.engine = Mutex(engine)
+    self.history = history
   }
 
   func update(_ body: (inout Published) -> Void) {

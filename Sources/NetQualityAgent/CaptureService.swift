@@ -117,16 +117,15 @@ public final class CaptureService: Service, Sendable {
     updateInterface(interface) { $0.linkUp = up }
     if first && up { return }
     let now = CaptureTime(nanosecondsSinceEpoch: TickService.wallClock())
-    let events = state.engine.withLock {
-      $0.linkChanged(interface: index, up: up, at: $0.correctedWallClock(now))
+    // The peers' link_down/link_up events reach the next tick's sinks (log, history, ...).
+    let peers = state.engine.withLock {
+      $0.linkChanged(interface: index, up: up, at: $0.correctedWallClock(now)).count
     }
     if up {
-      logger.info("link up on \(interface)")
+      logger.info("link up on \(interface) (\(peers) peers reached through it)")
     } else {
-      logger.error("link down on \(interface): network down for the peers reached through it")
-    }
-    for event in events {
-      logger.warning("peer \(event.peer) \(event.kind.rawValue) (\(interface))")
+      logger.error(
+        "link down on \(interface): network down for the \(peers) peers reached through it")
     }
   }
 

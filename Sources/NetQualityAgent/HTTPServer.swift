@@ -3,6 +3,7 @@ import Hummingbird
 import NetQualityCore
 import NetQualityExport
 import NetQualityProbe
+import NetQualityStore
 
 /// The agent's HTTP endpoints on Hummingbird: Prometheus `/metrics` rendered from the last
 /// tick at scrape time, health and readiness, a landing page and the JSON API; every
@@ -122,6 +123,20 @@ enum HTTPServer {
           sendErrors: Int64(counters.sendErrors))
       }
       return published.lastRenderSeconds
+    }
+    if let history = state.history {
+      let counters = history.counters
+      exposition.storageErrorKinds = HistoryFault.Kind.allCases.map(\.rawValue)
+      exposition.storage = .init(
+        ticksWritten: counters.ticksWritten, rowsWritten: counters.rowsWritten,
+        ticksDropped: counters.ticksDropped,
+        errors: Dictionary(
+          uniqueKeysWithValues: counters.errors.map { ($0.key.rawValue, $0.value) }),
+        filesMovedAside: counters.filesMovedAside, writeSecondsSum: counters.writeSecondsSum,
+        writeSecondsMax: counters.writeSecondsMax,
+        maintenanceSecondsSum: counters.maintenanceSecondsSum,
+        databaseBytes: counters.databaseBytes, queueLength: counters.queueLength,
+        healthy: counters.fault == nil)
     }
     let body = exposition.render(previousRenderSeconds: previous)
     let elapsed = ContinuousClock.now - started

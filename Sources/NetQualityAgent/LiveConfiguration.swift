@@ -72,6 +72,7 @@ public final class LiveConfiguration: Sendable {
     effective.listenHost = started.listenHost
     effective.listenPort = started.listenPort
     effective.storagePath = started.storagePath
+    effective.storage = started.storage
     let changed = ConfigurationKeys.changed(from: current, to: effective)
     let dashboard: DashboardOutput?
     do {

@@ -2,19 +2,21 @@ import Foundation
 import Logging
 import NetQualityCore
 import NetQualityExport
+import NetQualityStore
 import ServiceLifecycle
 import Synchronization
 
 /// Closes a window every tick interval on wall-clock boundaries (capture timestamps are wall
-/// clock too), publishes the result for the HTTP server, appends the dashboard frame and logs
-/// the events. The interval is read before every wait, so a reload changes it at the next tick.
+/// clock too) and hands the result to each sink: the HTTP state, the dashboard, the log and
+/// the history. The interval is read before every wait, so a reload changes it at the next
+/// tick.
 public final class TickService: Service, Sendable {
   let state: AgentState
-  let logger: Logger
+  let sinks: [any TickSink]
 
-  public init(state: AgentState, logger: Logger) {
+  init(state: AgentState, sinks: [any TickSink]) {
     self.state = state
-    self.logger = logger
+    self.sinks = sinks
   }
 
   public func run() async throws {
@@ -35,32 +37,28 @@ public final class TickService: Service, Sendable {
   }
 
   func tick(at time: CaptureTime) {
-    let (result, alerts, capture, streams) = state.engine.withLock { engine in
-      let result = engine.tick(atWallClock: time)
-      return (
-        result, engine.firingAlerts, engine.analyzer.captureCounters,
-        engine.analyzer.liveStreamCount
-      )
+    let publication = state.engine.withLock { engine in
+      TickPublication(
+        result: engine.tick(atWallClock: time), alerts: engine.firingAlerts,
+        capture: engine.analyzer.captureCounters, trackedStreams: engine.analyzer.liveStreamCount)
     }
-    state.update { published in
-      published.lastTick = result
-      published.alerts = alerts
-      published.capture = capture
-      published.trackedStreams = streams
-    }
-    for event in result.events {
-      var metadata: Logger.Metadata = ["peer": "\(event.peer)", "event": "\(event.kind.rawValue)"]
-      if let reason = event.endReason { metadata["reason"] = "\(reason.rawValue)" }
-      if let previous = event.previousState { metadata["from"] = "\(previous.rawValue)" }
-      if let alert = event.alert {
-        metadata["alert"] = "\(alert.rule)"
-        logger.warning("\(alert.summary)", metadata: metadata)
-      } else {
-        logger.info("peer \(event.peer) \(event.kind.rawValue)", metadata: metadata)
-      }
-    }
-    let frame = DashboardFrame.render(result, firingAlerts: alerts.count)
-    state.dashboard.withLock { $0 }?.write(frame)
+    var withAgentAlerts = publication
+    withAgentAlerts.alerts += agentAlerts()
+    for sink in sinks { sink.publish(withAgentAlerts) }
+  }
+
+  /// The agent's own alerts, beside the engine's per-peer ones: the history failing to write.
+  func agentAlerts() -> [Alert] {
+    guard let recorder = state.history, let since = recorder.counters.faultSince,
+      let fault = recorder.counters.fault
+    else { return [] }
+    let start = CaptureTime(nanosecondsSinceEpoch: CaptureTime.nanoseconds(since))
+    return [
+      Alert(
+        id: "storage_failing", rule: "storage_failing", severity: .critical,
+        labels: ["kind": fault.kind.rawValue], state: .firing, start: start, end: nil,
+        summary: "history \(recorder.settings.path) cannot be written: \(fault.message)")
+    ]
   }
 
   static func wallClock() -> Int64 {

@@ -30,13 +30,22 @@ public struct AgentConfiguration: Sendable {
   /// STAMP probe targets, each scored as a peer.
   public var probes: [ProbeTargetSettings] = []
   public var reflector = ReflectorSettings()
-  /// SQLite history; empty: none.
-  public var storagePath = ""
+  /// The SQLite history (see `storage`); empty: none.
+  public var storagePath = AgentConfiguration.defaultStoragePath
+  public var storage = StorageSettings()
   /// The line of each key (dotted path) in the file it was loaded from, for checks made after
   /// loading (the capture filter compiled, interfaces and directories looked up).
   public var keyLines: [String: Int] = [:]
 
   public init() {}
+
+  /// Where the history goes unless told: the state directory of a system service.
+  public static let defaultStoragePath = "/var/lib/netquality/history.db"
+
+  /// The history file the agent writes, nil when storage is off.
+  public var historyPath: String? {
+    storage.enabled && !storagePath.isEmpty ? storagePath : nil
+  }
 
   /// Accepted tick intervals, seconds: a tenth of a second to an hour.
   public static let tickIntervalRangeSeconds: ClosedRange<Double> = 0.1...3600

@@ -38,6 +38,7 @@ public enum ConfigurationKeys {
     key("probes", .restart) { $0.probes != $1.probes },
     key("reflector", .restart) { $0.reflector != $1.reflector },
     key("storage_path", .restart) { $0.storagePath != $1.storagePath },
+    key("storage", .restart) { $0.storage != $1.storage },
   ]
 
   /// The keys whose values differ between two configurations, in file order.

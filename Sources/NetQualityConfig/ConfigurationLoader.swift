@@ -215,7 +215,7 @@ struct Walker {
     let known = [
       "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "local_networks", "peers",
       "tick_interval", "max_streams", "timers", "quality", "alerts", "listen", "metrics",
-      "dashboard_file", "probes", "reflector", "storage_path",
+      "dashboard_file", "probes", "reflector", "storage_path", "storage",
     ]
     let top = entries(root, "", known: known)
     if let node = top["interfaces"] {
@@ -259,6 +259,40 @@ struct Walker {
     if let node = top["reflector"] { applyReflector(node, to: &configuration.reflector) }
     if let node = top["storage_path"], let value = string(node, "storage_path") {
       configuration.storagePath = value
+    }
+    if let node = top["storage"] { applyStorage(node, to: &configuration.storage) }
+  }
+
+  mutating func applyStorage(_ node: Node, to storage: inout StorageSettings) {
+    let fields = entries(
+      node, "storage",
+      known: [
+        "enabled", "raw_retention_hours", "aggregate_retention_days", "max_size_mb",
+        "stream_rows",
+      ])
+    if let node = fields["enabled"], let value = bool(node, "storage.enabled") {
+      storage.enabled = value
+    }
+    if let node = fields["raw_retention_hours"],
+      let value = number(
+        node, "storage.raw_retention_hours", in: StorageSettings.rawRetentionRangeHours)
+    {
+      storage.rawRetentionHours = value
+    }
+    if let node = fields["aggregate_retention_days"],
+      let value = number(
+        node, "storage.aggregate_retention_days",
+        in: StorageSettings.aggregateRetentionRangeDays)
+    {
+      storage.aggregateRetentionDays = value
+    }
+    if let node = fields["max_size_mb"],
+      let value = integer(node, "storage.max_size_mb", in: StorageSettings.maxSizeRangeMegabytes)
+    {
+      storage.maxSizeMegabytes = value
+    }
+    if let node = fields["stream_rows"], let value = bool(node, "storage.stream_rows") {
+      storage.streamRows = value
     }
   }
 

@@ -55,6 +55,9 @@ public struct PrometheusExposition {
   public var version = ""
   public var probeSenders: [ProbeSenderFigures] = []
   public var reflector: ReflectorFigures?
+  public var storage: StorageFigures?
+  /// The kinds of storage errors, each exported (0 until it happens).
+  public var storageErrorKinds: [String] = []
 
   public init() {}
 
@@ -94,6 +97,7 @@ public struct PrometheusExposition {
     engineMetrics(into: &out)
     probeSenderMetrics(into: &out)
     reflectorMetrics(into: &out)
+    storageMetrics(into: &out, errorKinds: storageErrorKinds)
 
     out.family(
       "netquality_config_last_reload_successful", .gauge,

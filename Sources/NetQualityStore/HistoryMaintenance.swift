@@ -63,7 +63,13 @@ public struct HistoryMaintenance: Sendable {
     var minutes = 0
     try database.inTransaction(.immediate) { db in
       let stored = try Self.watermark(db)
-      guard let start = try stored ?? Self.minuteOfOldestTick(db) else { return .commit }
+      // From the minute of the first tick not yet aggregated: a silence (a capture spanning
+      // years with ticks skipped) is stepped over, not walked through.
+      guard
+        let next = try Double.fetchOne(
+          db, sql: "SELECT min(time) FROM ticks WHERE time >= ?", arguments: [stored ?? -1e300])
+      else { return .commit }
+      let start = max(stored ?? -1e300, (next / 60).rounded(.down) * 60)
       let newestMinute = (newest / 60).rounded(.down) * 60
       // Minutes before the newest tick's are complete: ticks come in time order.
       let completeEnd = min(newestMinute, start + Double(Self.minutesPerStep * 60))
@@ -81,12 +87,6 @@ public struct HistoryMaintenance: Sendable {
 
   static func watermark(_ db: Database) throws -> Double? {
     try Double.fetchOne(db, sql: "SELECT watermark FROM rollup WHERE name = 'peer_minutes'")
-  }
-
-  static func minuteOfOldestTick(_ db: Database) throws -> Double? {
-    try Double.fetchOne(db, sql: "SELECT min(time) FROM ticks").map {
-      ($0 / 60).rounded(.down) * 60
-    }
   }
 
   /// The `peer_minutes` rows of [from, to): one per peer and minute.

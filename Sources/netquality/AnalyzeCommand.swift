@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
+import NetQualityAgent
 import NetQualityCapture
 import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
+import NetQualityStore
 
 struct AnalyzeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -33,6 +35,12 @@ struct AnalyzeCommand: ParsableCommand {
   var interval = 2.0
 
   @Option(
+    help: ArgumentHelp(
+      "Write the timeline into this SQLite history (the agent's schema; created if missing), "
+        + "for `history`, `alerts` and `report --db FILE`.", valueName: "FILE"))
+  var db: String?
+
+  @Option(
     name: .customLong("local"),
     help: ArgumentHelp(
       "A local network (CIDR); streams are then labelled tx or rx.", valueName: "CIDR"))
@@ -40,7 +48,7 @@ struct AnalyzeCommand: ParsableCommand {
 
   func run() throws {
     let prefixes = try parseLocalNetworks(localNetworks)
-    if timeline {
+    if timeline || db != nil {
       guard format != .json else {
         throw fail("--timeline writes table or jsonl, not json", code: 2)
       }
@@ -105,17 +113,55 @@ struct AnalyzeCommand: ParsableCommand {
     }
     var engine = Engine(configuration: configuration)
     var schedule = TickSchedule(intervalSeconds: interval)
-    if format == .table { print(TimelineTable.header) }
+    let history = try db.map(openHistory)
+    var historyError: (any Error)?
+    if timeline && format == .table { print(TimelineTable.header) }
     let completion = try open().replay(
       into: &engine, schedule: &schedule,
       onTick: { result in
+        if let history, historyError == nil {
+          do { try history.write(HistoryTick(result)) } catch { historyError = error }
+        }
+        guard timeline else { return }
         let lines = format == .jsonl ? TimelineJSON.lines(result) : TimelineTable.lines(result)
         for line in lines { print(line) }
       },
       onSkip: { skipped in
+        guard timeline else { return }
         print(
           format == .jsonl ? TimelineJSON.skipped(skipped).text : TimelineTable.skipped(skipped))
       })
     _ = warnIfStoppedEarly(completion)
+    if let history, let db { try finishHistory(history, path: db, error: historyError) }
+  }
+
+  /// The history file `--db` names, opened for writing with a run for this capture.
+  private func openHistory(_ path: String) throws -> HistoryWriter {
+    do {
+      let database = try HistoryDatabase.openForWriting(path: path)
+      return try HistoryWriter(
+        database: database, kind: "capture", name: file, version: BuildInfo.version,
+        startedAt: Date().timeIntervalSince1970)
+    } catch {
+      throw fail("\(path): \(HistoryFault(error).message)")
+    }
+  }
+
+  /// Aggregates the capture's minutes (nothing is deleted: a capture's timeline is kept
+  /// whole, however long it spans) and says what was written.
+  private func finishHistory(_ history: HistoryWriter, path: String, error: (any Error)?) throws {
+    if let error { throw fail("\(path): \(HistoryFault(error).message)") }
+    do {
+      try HistoryMaintenance(
+        rawRetentionSeconds: .infinity, aggregateRetentionSeconds: .infinity, maxBytes: 0
+      ).runToCompletion(history.database)
+    } catch {
+      throw fail("\(path): \(HistoryFault(error).message)")
+    }
+    let rows = history.rowsWritten
+    FileHandle.standardError.write(
+      Data(
+        ("netquality: \(path): run \(history.runID): \(rows["ticks"] ?? 0) ticks, "
+          + "\(rows["peer_ticks"] ?? 0) peer rows, \(rows["events"] ?? 0) events written\n").utf8))
   }
 }

@@ -85,10 +85,14 @@ enum HostChecks {
             + "\(present.joined(separator: ", ")))", error: false)
       }
     }
-    for (key, path) in [
-      ("dashboard_file", configuration.dashboardFile), ("storage_path", configuration.storagePath),
-    ] where !path.isEmpty && path != "-" {
-      if let problem = directoryProblem(for: path) { finding(key, problem, error: false) }
+    if !configuration.dashboardFile.isEmpty && configuration.dashboardFile != "-",
+      let problem = directoryProblem(for: configuration.dashboardFile)
+    {
+      finding("dashboard_file", problem, error: false)
+    }
+    // The agent makes the history's directory (/var/lib/netquality by default) when it can.
+    if let path = configuration.historyPath, let problem = creatableDirectoryProblem(for: path) {
+      finding("storage_path", problem, error: false)
     }
     // Key files are read at start: one that cannot be read here would stop the agent here.
     var keyFiles = configuration.probes.enumerated().map {
@@ -103,6 +107,23 @@ enum HostChecks {
       }
     }
     return findings
+  }
+
+  /// Why the directory of `path` could neither be found nor made by this user, or nil.
+  static func creatableDirectoryProblem(for path: String) -> String? {
+    var folder = (path as NSString).deletingLastPathComponent
+    if folder.isEmpty { folder = "." }
+    var isDirectory: ObjCBool = false
+    while !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
+      folder = (folder as NSString).deletingLastPathComponent
+      if folder.isEmpty { folder = "." }
+    }
+    guard isDirectory.boolValue else { return "\(folder) is not a directory" }
+    guard access(folder, W_OK) == 0 else {
+      return "directory \(folder) is not writable by this user: the history cannot be written "
+        + "(run as root or with the service's state directory, or set storage_path)"
+    }
+    return nil
   }
 
   /// Why a file could not be created at `path` on this host, or nil.

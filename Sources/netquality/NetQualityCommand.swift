@@ -9,7 +9,8 @@ struct NetQualityCommand: AsyncParsableCommand {
     version: BuildInfo.version,
     subcommands: [
       AnalyzeCommand.self, RunCommand.self, TopCommand.self, CheckConfigCommand.self,
-      GenerateCommand.self, ProbeCommand.self, ReflectCommand.self,
+      GenerateCommand.self, ProbeCommand.self, ReflectCommand.self, HistoryCommand.self,
+      AlertsCommand.self, ReportCommand.self,
     ]
   )
 }

@@ -78,7 +78,7 @@ extension CommandLineTests {
   func testCheckConfigCompilesTheFilterAndLooksAtTheHost() throws {
     let config = directory.appendingPathComponent("host.yaml")
     try Data(
-      "snaplen: 512\nbpf_filter: \"udpx and\"\ninterfaces: [nq-none0, lo]\ndashboard_file: /nonexistent/d/dash.txt\n"
+      "snaplen: 512\nbpf_filter: \"udpx and\"\ninterfaces: [nq-none0, lo]\ndashboard_file: /nonexistent/d/dash.txt\nstorage: {enabled: false}\n"
         .utf8
     ).write(to: config)
     let bad = try run(["check-config", config.path])
@@ -97,19 +97,20 @@ extension CommandLineTests {
       lines[2],
       "netquality: warning: \(config.path): line 4: dashboard_file: directory /nonexistent/d does not exist on this host"
     )
-    try Data("interfaces: [nq-none0]\n".utf8).write(to: config)
+    try Data("interfaces: [nq-none0]\nstorage: {enabled: false}\n".utf8).write(to: config)
     let warned = try run(["check-config", config.path])
     XCTAssertEqual(warned.status, 0, "a warning alone: the agent may run on another host")
     XCTAssertTrue(warned.standardOutput.contains("1 warning(s)"), warned.standardOutput)
     // Probe and reflector key files are read at start: one that cannot be read is said.
     try Data(
-      "probes:\n  - target: \"192.0.2.9:862\"\n    auth_key_file: /nonexistent/k\n".utf8
+      "storage: {enabled: false}\nprobes:\n  - target: \"192.0.2.9:862\"\n    auth_key_file: /nonexistent/k\n"
+        .utf8
     ).write(to: config)
     let keys = try run(["check-config", config.path])
     XCTAssertEqual(keys.status, 0)
     XCTAssertEqual(
       keys.standardError,
-      "netquality: warning: \(config.path): line 3: probes[0].auth_key_file: cannot read key file "
+      "netquality: warning: \(config.path): line 4: probes[0].auth_key_file: cannot read key file "
         + "/nonexistent/k: No such file or directory\n")
   }
 

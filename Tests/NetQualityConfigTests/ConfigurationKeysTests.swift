@@ -29,6 +29,7 @@ final class ConfigurationKeysTests: XCTestCase {
       probes: [{target: "192.0.2.9:862"}]
       reflector: {enabled: true}
       storage_path: /tmp/s
+      storage: {enabled: false}
       """)
     let names = ConfigurationKeys.changed(from: AgentConfiguration(), to: changed).map(\.name)
     XCTAssertEqual(names, ConfigurationKeys.all.map(\.name))
@@ -36,7 +37,7 @@ final class ConfigurationKeysTests: XCTestCase {
       ConfigurationKeys.all.filter { $0.effect == .restart }.map(\.name),
       [
         "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "listen", "probes", "reflector",
-        "storage_path",
+        "storage_path", "storage",
       ])
   }
 

@@ -18,6 +18,9 @@ public struct Engine: Sendable {
   var previousTick: CaptureTime?
   /// Capture interfaces whose link is down, since when.
   var linksDown: [UInt8: CaptureTime] = [:]
+  /// Events that happened between ticks (a link going down): the next tick reports them with
+  /// its own, so every consumer of ticks sees them.
+  var pendingEvents: [EngineEvent] = []
   /// The replay reached the end of its input (see `finishReplay`).
   var inputEnded = false
 
@@ -116,9 +119,11 @@ public struct Engine: Sendable {
       else { continue }
       affected.insert(configuration.peerName(peer))
     }
-    return affected.sorted().map {
+    let events = affected.sorted().map {
       EngineEvent(time: time, kind: up ? .linkUp : .linkDown, peer: $0)
     }
+    pendingEvents += events
+    return events
   }
 
   /// The alerts firing now.
@@ -158,7 +163,8 @@ public struct Engine: Sendable {
     let forgetAfter =
       configuration.timers.timeoutAfterSeconds + configuration.forgetAfterTimeoutSeconds
     let probed = takeProbeWindows(forgetBefore: now.advanced(bySeconds: -forgetAfter))
-    var events: [EngineEvent] = []
+    var events = pendingEvents
+    pendingEvents.removeAll()
     var snapshots: [PeerSnapshot] = []
     for name in Set(byPeer.keys).union(probed.keys).sorted() {
       let (snapshot, peerEvents) = updatePeer(

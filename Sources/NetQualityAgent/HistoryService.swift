@@ -1,0 +1,48 @@
+import Foundation
+import Logging
+import NetQualityConfig
+import NetQualityStore
+import ServiceLifecycle
+
+/// Runs the history recorder's writer thread for the agent's life: started with the agent,
+/// and at shutdown given a few seconds to write what is queued (and the minute in progress).
+struct HistoryService: Service {
+  let recorder: HistoryRecorder
+  let logger: Logger
+
+  /// What shutdown waits for the queue to be written, at most.
+  static let drainSeconds = 5.0
+
+  /// The recorder `configuration` asks for, nil with storage off.
+  static func recorder(_ configuration: AgentConfiguration, logger: Logger) -> HistoryRecorder? {
+    guard let path = configuration.historyPath else { return nil }
+    let storage = configuration.storage
+    let maintenance = HistoryMaintenance(
+      rawRetentionSeconds: storage.rawRetentionHours * 3600,
+      aggregateRetentionSeconds: storage.aggregateRetentionDays * 86_400,
+      maxBytes: Int64(storage.maxSizeMegabytes) * 1_048_576)
+    let settings = HistoryRecorder.Settings(
+      path: path, maintenance: maintenance, writesStreams: storage.streamRows,
+      runName: ProcessInfo.processInfo.hostName, version: BuildInfo.version)
+    return HistoryRecorder(settings: settings) { level, message in
+      switch level {
+      case .info: logger.info("\(message)")
+      case .warning: logger.warning("\(message)")
+      case .error: logger.error("\(message)")
+      }
+    }
+  }
+
+  func run() async throws {
+    recorder.start()
+    try? await gracefulShutdown()
+    let deadline = Date().addingTimeInterval(Self.drainSeconds)
+    let drained = await Task.detached { recorder.stop(deadline: deadline) }.value
+    if !drained {
+      let unwritten = recorder.counters.queueLength
+      logger.warning(
+        "history \(recorder.settings.path): stopped with \(unwritten) ticks unwritten after \(Int(Self.drainSeconds)) s"
+      )
+    }
+  }
+}
