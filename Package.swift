@@ -111,7 +111,7 @@ let package = Package(
     .testTarget(
       name: "NetQualityAgentTests",
       dependencies: [
-        "NetQualityAgent", "NetQualityCore", "NetQualitySynth",
+        "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),

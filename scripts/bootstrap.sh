@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what netquality needs on Debian/Ubuntu, and only what is missing:
-# libpcap-dev and pkg-config, plus any Debian packages named as arguments (tests pass tshark,
-# tmux, ...). Swift itself (6.1 or later) must already be on PATH.
+# libpcap-dev, libsqlite3-dev (the history, through GRDB) and pkg-config, plus any Debian
+# packages named as arguments (tests pass tshark, tmux, ...). Swift itself (6.1 or later) must
+# already be on PATH.
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -12,6 +13,7 @@ fi
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 [ -e /usr/include/pcap/pcap.h ] || missing+=(libpcap-dev)
+[ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 for package in "$@"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done

@@ -22,6 +22,8 @@ stages=(
   "e2e-impair-relay|300|tests/e2e/impair-relay-check.sh"
   "e2e-stamp-wire-safety|300|tests/e2e/stamp-wire-safety.sh"
   "e2e-probes-truth|420|tests/e2e/probes-truth.sh"
+  "e2e-history-crash|360|tests/e2e/history-crash.sh"
+  "e2e-history-faults|300|tests/e2e/history-faults.sh"
   "e2e-real-traffic|600|tests/e2e/real-traffic.sh"
   "e2e-agent-prometheus|300|tests/e2e/agent-prometheus.sh"
   "e2e-http-limits|300|tests/e2e/http-limits.sh"

@@ -12,7 +12,7 @@ enum HTTPServer {
   /// Every path served, each for GET and HEAD.
   static let paths: Set<String> = [
     "/metrics", "/-/healthy", "/-/ready", "/", "/api/v1/peers", "/api/v1/streams",
-    "/api/v1/alerts", "/api/v1/status",
+    "/api/v1/alerts", "/api/v1/status", "/api/v1/history",
   ]
 
   /// `onServerRunning` runs once the listener is bound, so "listening on" is only ever said
@@ -72,6 +72,9 @@ enum HTTPServer {
     }
     router.get("/api/v1/alerts") { _, _ -> Response in
       json(.object([("alerts", .array(state.read(\.alerts).map(TimelineJSON.alert)))]))
+    }
+    router.get("/api/v1/history") { request, _ -> Response in
+      await history(state, query: request.uri.queryParameters)
     }
     return router
   }
@@ -178,8 +181,8 @@ enum HTTPServer {
       <ul>
       <li><a href="/metrics">/metrics</a> (Prometheus)</li>
       <li><a href="/api/v1/peers">/api/v1/peers</a>, <a href="/api/v1/streams">/api/v1/streams</a>,
-      <a href="/api/v1/alerts">/api/v1/alerts</a>, <a href="/api/v1/status">/api/v1/status</a>
-      (JSON)</li>
+      <a href="/api/v1/alerts">/api/v1/alerts</a>, <a href="/api/v1/status">/api/v1/status</a>,
+      <a href="/api/v1/history?since=1h">/api/v1/history</a> (JSON)</li>
       <li><a href="/-/healthy">/-/healthy</a>, <a href="/-/ready">/-/ready</a></li>
       </ul></body></html>
 

@@ -14,8 +14,10 @@ final class HTTPRoutesTests: XCTestCase {
   static let local = Endpoint(address: IPAddress(ipv4: 192, 0, 2, 1), port: 4000)
   static let remote = Endpoint(address: IPAddress(ipv4: 198, 51, 100, 2), port: 6000)
 
+  func tickedState() -> AgentState { Self.tickedState() }
+
   /// An agent state that has ticked over 4 s of a clean G.711 call from the remote peer.
-  func tickedState() -> AgentState {
+  static func tickedState() -> AgentState {
     var configuration = EngineConfiguration()
     configuration.localNetworks = [NetworkPrefix("192.0.2.0/24")].compactMap { $0 }
     var engine = Engine(configuration: configuration)

@@ -61,8 +61,8 @@ import sqlite3, sys
 db = sqlite3.connect('file:$work/history.db?mode=ro', uri=True, timeout=5)
 run = db.execute('SELECT max(id) FROM runs').fetchone()[0]
 n = db.execute('SELECT count(*) FROM ticks WHERE run_id = ? AND peers >= 250', (run,)).fetchone()[0]
-sys.exit(0 if n >= 4 else 1)" || { cat "$work/agent-$run.log"; exit 1; }
-  delay=$(python3 -c "import random; random.seed($RANDOM); print(round(random.uniform(0.1, 2.0), 3))")
+sys.exit(0 if n >= 2 else 1)" || { cat "$work/agent-$run.log"; exit 1; }
+  delay=$(python3 -c "import random; random.seed($RANDOM); print(round(random.uniform(0.05, 1.5), 3))")
   sleep "$delay"
   kill -KILL "$agent"
   wait "$agent" 2>/dev/null || true
