@@ -84,8 +84,10 @@ public struct Agent {
       .init(service: http), .init(service: ReloadService(configuration: live)),
       .init(service: ProbeService(plan: probes, state: state, logger: logger)),
     ]
+    // First in the group, so shut down last (the group stops services in reverse order): the
+    // ticker's last tick is queued before the recorder drains its queue.
     if let history {
-      services.append(.init(service: HistoryService(recorder: history, logger: logger)))
+      services.insert(.init(service: HistoryService(recorder: history, logger: logger)), at: 0)
     }
     let group = ServiceGroup(
       configuration: .init(
