@@ -15,4 +15,18 @@ public struct Alert: Sendable, Equatable {
   public var end: CaptureTime?
   /// One line for logs and dashboards.
   public var summary: String
+
+  public init(
+    id: String, rule: String, severity: AlertRule.Severity, labels: [String: String],
+    state: State, start: CaptureTime, end: CaptureTime? = nil, summary: String
+  ) {
+    self.id = id
+    self.rule = rule
+    self.severity = severity
+    self.labels = labels
+    self.state = state
+    self.start = start
+    self.end = end
+    self.summary = summary
+  }
 }
