@@ -103,6 +103,14 @@ let package = Package(
       name: "NetQualityProbeTests", dependencies: ["NetQualityProbe", "NetQualityCore"]),
     .testTarget(
       name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore"]),
+    // The history on temporary files: migrations, writing, rollup and retention, reports,
+    // output formats, the recorder's faults.
+    .testTarget(
+      name: "NetQualityStoreTests",
+      dependencies: [
+        "NetQualityStore", "NetQualityCore", "NetQualityExport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(
       name: "NetQualityConfigTests", dependencies: ["NetQualityConfig", "NetQualityCore"]),
     // The agent's HTTP routes through Hummingbird's test client (no sockets), its connection
