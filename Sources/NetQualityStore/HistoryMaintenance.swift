@@ -142,11 +142,14 @@ public struct HistoryMaintenance: Sendable {
           more = cutoff < due
         }
       }
-      // Aggregates go when past their age, or, over the size with no raw row left to give,
-      // oldest first.
-      let rawLeft = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM ticks)") ?? false
+      // Aggregates go when past their age, or, over the size with no aggregated raw row left
+      // to give (there are always raw rows: those of the minute in progress), oldest first up
+      // to the watermark; a minute after it is only the provisional aggregate of the minute in
+      // progress, whose raw rows stay anyway.
       let aggregateDue =
-        overSize && raw == 0 && !rawLeft ? newest : newest - aggregateRetentionSeconds
+        overSize && raw == 0
+        ? max(watermark, newest - aggregateRetentionSeconds)
+        : newest - aggregateRetentionSeconds
       if let oldestMinute = try Double.fetchOne(db, sql: "SELECT min(minute) FROM peer_minutes"),
         oldestMinute < aggregateDue
       {
@@ -155,6 +158,9 @@ public struct HistoryMaintenance: Sendable {
         aggregate += db.changesCount
         more = more || cutoff < aggregateDue
       }
+      // Over the size, whatever went, the next pass measures again and may go on with the
+      // minutes once the raw rows are exhausted.
+      more = more || (overSize && raw + aggregate > 0)
       let kept = newest - aggregateRetentionSeconds
       try db.execute(sql: "DELETE FROM events WHERE time < ?", arguments: [kept])
       aggregate += db.changesCount
