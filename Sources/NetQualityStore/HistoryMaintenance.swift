@@ -98,20 +98,23 @@ public struct HistoryMaintenance: Sendable {
     let levelSums =
       (HistoryCodes.levels.map { levelSeconds("tx", $0) }
       + HistoryCodes.levels.map { levelSeconds("rx", $0) }).joined(separator: ", ")
+    let averagedColumns = HistoryCodes.averagedTicksColumns.joined(separator: ", ")
+    let averagedCounts = HistoryCodes.averagedTicks.map { "count(p.\($0.1))" }.joined(
+      separator: ", ")
     try db.execute(
       sql: """
         INSERT OR REPLACE INTO peer_minutes (minute, peer_id, seconds, ticks, tx_level_max,
           rx_level_max, \(levelColumns), tx_mos_min, tx_mos_avg, tx_mos_max, rx_mos_min,
           rx_mos_avg, rx_mos_max, tx_loss_avg, tx_loss_max, rx_loss_avg, rx_loss_max,
           tx_jitter_avg_ms, tx_jitter_max_ms, rx_jitter_avg_ms, rx_jitter_max_ms, rtt_min_ms,
-          rtt_avg_ms, rtt_max_ms, rx_packets, rx_lost, tx_packets)
+          rtt_avg_ms, rtt_max_ms, rx_packets, rx_lost, tx_packets, \(averagedColumns))
         SELECT CAST(p.time / 60 AS INTEGER) * 60, p.peer_id, sum(t.interval_s), count(*),
           max(p.tx_level), max(p.rx_level), \(levelSums),
           min(p.tx_mos), avg(p.tx_mos), max(p.tx_mos), min(p.rx_mos), avg(p.rx_mos),
           max(p.rx_mos), avg(p.tx_loss_ratio), max(p.tx_loss_ratio), avg(p.rx_loss_ratio),
           max(p.rx_loss_ratio), avg(p.tx_jitter_ms), max(p.tx_jitter_ms), avg(p.rx_jitter_ms),
           max(p.rx_jitter_ms), min(p.rtt_ms), avg(p.rtt_ms), max(p.rtt_ms), sum(p.rx_packets),
-          sum(p.rx_lost), sum(p.tx_packets)
+          sum(p.rx_lost), sum(p.tx_packets), \(averagedCounts)
         FROM peer_ticks p JOIN ticks t ON t.time = p.time
         WHERE p.time >= ? AND p.time < ?
         GROUP BY CAST(p.time / 60 AS INTEGER), p.peer_id

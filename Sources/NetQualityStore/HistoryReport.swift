@@ -57,6 +57,9 @@ public struct HistoryReport: Sendable {
       let level = column.dropFirst(8).prefix(1)
       return "sum(CASE WHEN p.\(direction)_level = \(level) THEN t.interval_s ELSE 0 END)"
     }
+    let averagedColumns = HistoryCodes.averagedTicksColumns.joined(separator: ", ")
+    let averagedCounts = HistoryCodes.averagedTicks.map { "count(p.\($0.1))" }.joined(
+      separator: ", ")
     // Per (minute, peer): the stored aggregates before the watermark, the same aggregates of
     // the raw ticks after it.
     let minutes = """
@@ -66,14 +69,14 @@ public struct HistoryReport: Sendable {
         SELECT minute, peer_id, seconds, ticks, tx_level_max, rx_level_max,
           \(levelColumns.joined(separator: ", ")), tx_mos_min, tx_mos_avg, rx_mos_min,
           rx_mos_avg, tx_loss_avg, tx_loss_max, rx_loss_avg, rx_loss_max, rtt_avg_ms,
-          rtt_max_ms, rx_packets, rx_lost, tx_packets
+          rtt_max_ms, rx_packets, rx_lost, tx_packets, \(averagedColumns)
         FROM peer_minutes, wm WHERE minute >= ? AND minute < min(?, w)\(peerFilter)
         UNION ALL
         SELECT CAST(p.time / 60 AS INTEGER) * 60, p.peer_id, sum(t.interval_s), count(*),
           max(p.tx_level), max(p.rx_level), \(rawLevelSums.joined(separator: ", ")),
           min(p.tx_mos), avg(p.tx_mos), min(p.rx_mos), avg(p.rx_mos), avg(p.tx_loss_ratio),
           max(p.tx_loss_ratio), avg(p.rx_loss_ratio), max(p.rx_loss_ratio), avg(p.rtt_ms),
-          max(p.rtt_ms), sum(p.rx_packets), sum(p.rx_lost), sum(p.tx_packets)
+          max(p.rtt_ms), sum(p.rx_packets), sum(p.rx_lost), sum(p.tx_packets), \(averagedCounts)
         FROM peer_ticks p JOIN ticks t ON t.time = p.time, wm
         WHERE p.time >= max(?, w) AND p.time < ?\(peerFilter.replacingOccurrences(
           of: "peer_id", with: "p.peer_id"))
@@ -85,16 +88,20 @@ public struct HistoryReport: Sendable {
     arguments += [from, to]
     if let peer { arguments += [peer] }
 
-    func weighted(_ column: String) -> String {
-      "sum(\(column) * ticks) / sum(CASE WHEN \(column) IS NOT NULL THEN ticks END)"
+    /// The average of minute averages, each weighed by the ticks that had the figure (by all
+    /// its ticks for a minute aggregated before those were counted).
+    func weighted(_ column: String, _ counted: String) -> String {
+      let weight = "coalesce(\(counted), ticks)"
+      return "sum(\(column) * \(weight)) / sum(CASE WHEN \(column) IS NOT NULL THEN \(weight) END)"
     }
     let totals = try Row.fetchAll(
       db,
       sql: minutes + """
         SELECT peer_id, (SELECT name FROM peers WHERE id = peer_id), sum(seconds),
           \(levelColumns.map { "sum(\($0))" }.joined(separator: ", ")),
-          min(tx_mos_min), \(weighted("tx_mos_avg")), min(rx_mos_min), \(weighted("rx_mos_avg")),
-          \(weighted("rx_loss_avg")), \(weighted("tx_loss_avg")), \(weighted("rtt_avg_ms")),
+          min(tx_mos_min), \(weighted("tx_mos_avg", "tx_mos_ticks")), min(rx_mos_min),
+          \(weighted("rx_mos_avg", "rx_mos_ticks")), \(weighted("rx_loss_avg", "rx_loss_ticks")),
+          \(weighted("tx_loss_avg", "tx_loss_ticks")), \(weighted("rtt_avg_ms", "rtt_ticks")),
           max(rtt_max_ms), sum(rx_packets), sum(rx_lost), sum(tx_packets)
         FROM m GROUP BY peer_id ORDER BY 2
         """, arguments: arguments)

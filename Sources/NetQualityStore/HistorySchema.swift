@@ -159,9 +159,23 @@ public enum HistorySchema {
             FROM peer_ticks t JOIN peers p ON p.id = t.peer_id;
           """)
     }
+    // A minute's averages leave out the ticks without the figure (no MOS while a direction is
+    // unknown, no round trip yet): to average minutes the report weighs each by the ticks that
+    // had it, not by all its ticks. Rows aggregated before have NULL here and are weighed by
+    // their ticks, as before.
+    migrator.registerMigration("v3: ticks behind each minute's averages") { db in
+      try db.execute(
+        sql: """
+          ALTER TABLE peer_minutes ADD COLUMN tx_mos_ticks INTEGER;
+          ALTER TABLE peer_minutes ADD COLUMN rx_mos_ticks INTEGER;
+          ALTER TABLE peer_minutes ADD COLUMN tx_loss_ticks INTEGER;  -- and jitter
+          ALTER TABLE peer_minutes ADD COLUMN rx_loss_ticks INTEGER;
+          ALTER TABLE peer_minutes ADD COLUMN rtt_ticks INTEGER;
+          """)
+    }
     return migrator
   }
 
   /// The newest migration: a database that has it is current.
-  public static let currentVersion = "v2: minute aggregates, stream rows, storage health"
+  public static let currentVersion = "v3: ticks behind each minute's averages"
 }
