@@ -5,6 +5,10 @@ import NetQualityCore
 /// the worst minutes, disconnects and alerts. Aggregated minutes serve what the rollup has
 /// covered and per-tick rows the rest (the minute in progress), so the figures are exact and a
 /// day of 1,000 peers is read from 1.4 million minute rows, not 43 million ticks.
+///
+/// The report counts whole minutes, those that start in [from, to), and the events and alerts
+/// of those minutes: a minute the rollup has covered cannot be split, so the raw ticks are
+/// taken by the same rule and the figures do not depend on where the watermark is.
 public struct HistoryReport: Sendable {
   public struct Window: Sendable, Equatable {
     /// Start of the minute, Unix seconds.
@@ -40,6 +44,7 @@ public struct HistoryReport: Sendable {
     public var worstWindows: [Window]
   }
 
+  /// The minutes counted: the range asked for, both ends rounded up to the minute.
   public var from: Double
   public var to: Double
   public var peers: [Peer]
@@ -50,6 +55,8 @@ public struct HistoryReport: Sendable {
   public static func make(_ db: Database, from: Double, to: Double, peer: String? = nil) throws
     -> HistoryReport
   {
+    let from = (from / 60).rounded(.up) * 60
+    let to = (to / 60).rounded(.up) * 60
     let peerFilter = peer == nil ? "" : " AND peer_id = (SELECT id FROM peers WHERE name = ?)"
     let levelColumns = HistoryCodes.levelSecondsColumns
     let rawLevelSums = levelColumns.map { column -> String in

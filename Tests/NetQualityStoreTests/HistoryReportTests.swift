@@ -139,6 +139,26 @@ final class HistoryReportTests: HistoryTestCase {
       "minutes only")
   }
 
+  func testRangeOffTheMinuteCountsTheMinutesStartingInItWhereverTheWatermarkIs() throws {
+    let database = try writeScript()
+    // The minutes starting in [90 s, 1290 s) are those of [120 s, 1320 s), and so are the
+    // events counted: 10.0.0.2's disconnects at 200 s and 1000 s are in, 10.0.0.3's at 1700 s
+    // out; of the alerts, the one fired at 600 s is in, those at 100 s and 1400 s are out.
+    let from = script.start + 90
+    let to = script.start + 1290
+    let disconnects = [0, 2, 0]
+    let alerts = [0, 0, 1]
+
+    let raw = try report(database, from: from, to: to)
+    assertReport(raw, from: from, to: to, disconnects: disconnects, alerts: alerts, "raw")
+    _ = try keepRaw.run(database)
+    let split = try report(database, from: from, to: to)
+    assertReport(split, from: from, to: to, disconnects: disconnects, alerts: alerts, "split")
+    try keepRaw.runToCompletion(database)
+    let rolled = try report(database, from: from, to: to)
+    assertReport(rolled, from: from, to: to, disconnects: disconnects, alerts: alerts, "rolled")
+  }
+
   func testOnePeersReportEqualsItsRowInTheWholeReport() throws {
     let database = try writeScript()
     _ = try keepRaw.run(database)
