@@ -56,13 +56,4 @@ public enum HistoryCodes {
   /// `peer_minutes` columns of the seconds spent at each level, per direction.
   static let levelSecondsColumns =
     levels.map { "tx_level\($0)_s" } + levels.map { "rx_level\($0)_s" }
-
-  /// `peer_minutes` columns counting the ticks that had each averaged figure, and the
-  /// `peer_ticks` column each counts. Jitter comes with loss (both from the window's inputs),
-  /// so the loss count serves it too.
-  static let averagedTicks = [
-    ("tx_mos_ticks", "tx_mos"), ("rx_mos_ticks", "rx_mos"), ("tx_loss_ticks", "tx_loss_ratio"),
-    ("rx_loss_ticks", "rx_loss_ratio"), ("rtt_ticks", "rtt_ms"),
-  ]
-  static let averagedTicksColumns = averagedTicks.map(\.0)
 }

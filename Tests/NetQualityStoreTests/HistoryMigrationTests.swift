@@ -36,7 +36,10 @@ final class HistoryMigrationTests: HistoryTestCase {
 
     let database = try HistoryDatabase.openForWriting(path: file)
     try database.read { db in
-      for table in ["peer_minutes", "streams", "stream_ticks", "storage_events", "rollup"] {
+      for table in [
+        "peer_minutes", "streams", "stream_ticks", "storage_events", "rollup", "peer_hours",
+        "peer_worst_minutes",
+      ] {
         XCTAssertTrue(try db.tableExists(table), table)
       }
       XCTAssertTrue(try db.viewExists("peer_history"))

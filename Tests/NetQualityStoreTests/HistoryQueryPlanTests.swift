@@ -49,8 +49,11 @@ final class HistoryQueryPlanTests: HistoryTestCase {
         _ = try HistoryReport.make(
           db, from: TickScript.epoch, to: TickScript.epoch + 3600, peer: peer)
       }.joined(separator: "\n")
+      XCTAssertTrue(plan.contains("SEARCH peer_hours USING PRIMARY KEY (hour>? AND hour<?)"), plan)
+      XCTAssertTrue(plan.contains("SEARCH peer_worst_minutes USING PRIMARY KEY"), plan)
       XCTAssertTrue(plan.contains("SEARCH peer_minutes USING"), plan)
-      XCTAssertTrue(plan.contains("SEARCH p USING PRIMARY KEY (time>? AND time<?)"), plan)
+      XCTAssertTrue(plan.contains("SEARCH t USING PRIMARY KEY (time>? AND time<?)"), plan)
+      XCTAssertTrue(plan.contains("SEARCH p USING PRIMARY KEY (time=?"), plan)
       let scanned = plan.split(separator: "\n").filter { $0.hasPrefix("SCAN ") }.map {
         $0.dropFirst(5).split(separator: " ").first.map(String.init) ?? ""
       }

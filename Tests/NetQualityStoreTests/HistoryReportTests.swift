@@ -45,64 +45,18 @@ final class HistoryReportTests: HistoryTestCase {
   }
 
   private func watermark(_ database: DatabaseQueue) throws -> Double? {
-    try database.read { db in try Double.fetchOne(db, sql: "SELECT watermark FROM rollup") }
+    try database.read { db in
+      try Double.fetchOne(db, sql: "SELECT watermark FROM rollup WHERE name = 'peer_minutes'")
+    }
   }
 
-  /// Compares a report's peer with the tally of the ticks whose minute starts in the range.
   private func assertReport(
     _ report: HistoryReport, from: Double, to: Double, disconnects: [Int], alerts: [Int],
     _ label: String, line: UInt = #line
   ) {
-    let firstMinute = (from / 60).rounded(.up) * 60
-    let endMinute = (to / 60).rounded(.up) * 60
-    XCTAssertEqual(report.peers.map(\.peer), script.peerNames, label, line: line)
-    for (index, peer) in report.peers.enumerated() {
-      let context = "\(label) \(peer.peer)"
-      let tally = ScriptTally(
-        script, peer: index, ticks: script.ticks(from: firstMinute, to: endMinute))
-      XCTAssertEqual(peer.seconds, tally.seconds, context, line: line)
-      XCTAssertEqual(peer.txLevelSeconds, tally.txLevelSeconds, context, line: line)
-      XCTAssertEqual(peer.rxLevelSeconds, tally.rxLevelSeconds, context, line: line)
-      XCTAssertEqual(peer.txMOSMin, tally.txMOS.min, context, line: line)
-      XCTAssertEqual(peer.rxMOSMin, tally.rxMOS.min, context, line: line)
-      XCTAssertEqual(peer.rttMaxMilliseconds, tally.roundTrip.max, context, line: line)
-      let averages: [(Double?, Double?, String)] = [
-        (peer.txMOSAverage, tally.txMOS.average, "tx MOS"),
-        (peer.rxMOSAverage, tally.rxMOS.average, "rx MOS"),
-        (peer.txLossAverage, tally.txLoss.average, "tx loss"),
-        (peer.rxLossAverage, tally.rxLoss.average, "rx loss"),
-        (peer.rttAverageMilliseconds, tally.roundTrip.average, "rtt"),
-      ]
-      for (reported, expected, name) in averages {
-        XCTAssertEqual(
-          try XCTUnwrap(reported), try XCTUnwrap(expected), accuracy: 1e-9,
-          "\(context) \(name) average", line: line)
-      }
-      XCTAssertEqual(peer.rxPackets, tally.rxPackets, context, line: line)
-      XCTAssertEqual(peer.rxLost, tally.rxLost, context, line: line)
-      XCTAssertEqual(peer.txPackets, tally.txPackets, context, line: line)
-      XCTAssertEqual(peer.disconnects, disconnects[index], context, line: line)
-      XCTAssertEqual(peer.alertsFired, alerts[index], context, line: line)
-      let worst = stride(from: firstMinute, to: endMinute, by: 60).map { minute in
-        (
-          minute,
-          ScriptTally(script, peer: index, ticks: script.ticks(from: minute, to: minute + 60))
-        )
-      }.filter { $0.1.ticks > 0 }.sorted { a, b in
-        let (left, right) = (a.1.worstKey, b.1.worstKey)
-        if left.level != right.level { return left.level > right.level }
-        if left.mos != right.mos { return left.mos < right.mos }
-        return a.0 < b.0
-      }.prefix(HistoryReport.worstWindowCount)
-      XCTAssertEqual(peer.worstWindows.map(\.minute), worst.map(\.0), context, line: line)
-      XCTAssertEqual(
-        peer.worstWindows.map(\.rxLevel.rawValue), worst.map(\.1.rxLevelMax), context,
-        line: line)
-      XCTAssertEqual(
-        peer.worstWindows.map(\.mosMin), worst.map { $0.1.worstKey.mos }, context, line: line)
-      XCTAssertEqual(
-        peer.worstWindows.map(\.rxLossMax), worst.map(\.1.rxLoss.max), context, line: line)
-    }
+    assertReportEqualsTally(
+      report, script, from: from, to: to, disconnects: disconnects, alerts: alerts, label,
+      line: line)
   }
 
   func testWholeRangeIsExactFromRawTicksMinutesAndBoth() throws {

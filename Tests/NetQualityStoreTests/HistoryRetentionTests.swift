@@ -40,7 +40,7 @@ final class HistoryRetentionTests: HistoryTestCase {
       XCTAssertEqual(try Double.fetchOne(db, sql: "SELECT min(time) FROM ticks"), rawFrom)
       XCTAssertEqual(try Double.fetchOne(db, sql: "SELECT min(time) FROM peer_ticks"), rawFrom)
       XCTAssertEqual(
-        try Double.fetchOne(db, sql: "SELECT watermark FROM rollup"),
+        try Double.fetchOne(db, sql: "SELECT watermark FROM rollup WHERE name = 'peer_minutes'"),
         TickScript.minute(script.newest))
     }
   }

@@ -61,7 +61,8 @@ final class HistoryRollupTests: HistoryTestCase {
     XCTAssertEqual(text(try minuteRows(writer.database)), expectedRows(script, minutes: complete))
     try writer.database.read { db in
       XCTAssertEqual(
-        try Double.fetchOne(db, sql: "SELECT watermark FROM rollup"), script.start + 24 * 60)
+        try Double.fetchOne(db, sql: "SELECT watermark FROM rollup WHERE name = 'peer_minutes'"),
+        script.start + 24 * 60)
     }
 
     // At the end the minute in progress is aggregated too; the watermark stays before it.
@@ -70,7 +71,8 @@ final class HistoryRollupTests: HistoryTestCase {
     XCTAssertEqual(text(try minuteRows(writer.database)), expectedRows(script, minutes: all))
     try writer.database.read { db in
       XCTAssertEqual(
-        try Double.fetchOne(db, sql: "SELECT watermark FROM rollup"), script.start + 24 * 60)
+        try Double.fetchOne(db, sql: "SELECT watermark FROM rollup WHERE name = 'peer_minutes'"),
+        script.start + 24 * 60)
     }
   }
 

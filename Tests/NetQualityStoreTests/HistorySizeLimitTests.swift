@@ -28,7 +28,8 @@ final class HistorySizeLimitTests: HistoryTestCase {
   private func state(_ database: DatabaseQueue) throws -> State {
     try database.read { db in
       State(
-        watermark: try Double.fetchOne(db, sql: "SELECT watermark FROM rollup"),
+        watermark: try Double.fetchOne(
+          db, sql: "SELECT watermark FROM rollup WHERE name = 'peer_minutes'"),
         rawTimes: try Double.fetchAll(db, sql: "SELECT time FROM ticks ORDER BY time"),
         minutes: try Double.fetchAll(
           db, sql: "SELECT DISTINCT minute FROM peer_minutes ORDER BY minute"),

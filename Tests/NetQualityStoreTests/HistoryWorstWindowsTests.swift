@@ -75,4 +75,70 @@ final class HistoryWorstWindowsTests: HistoryTestCase {
     try maintenance.runToCompletion(database)
     assertOrder(try worst(database), "rolled up")
   }
+
+  /// Three hours and five minutes from 23:00 UTC at a tick every 10 s, with bad ticks at
+  /// 23:10 (rx bad, MOS 1.0), 00:05 and 00:40 (rx very bad, MOS 2.2 and 2.1), 01:20 (tx very
+  /// bad, MOS 2.4) and 01:50 (rx bad, MOS 1.0). Two of the three worst are in the hour of
+  /// 00:00: ranking only each hour's single worst minute would bring in 01:50 instead.
+  func testWorstMinutesOverHoursMayShareAnHour() throws {
+    let hour = 1_700_002_800.0
+    let bad: [Double: (PeerValues) -> PeerValues] = [
+      hour + 600: {
+        var v = $0
+        v.rxLevel = .bad
+        v.rxMOS = 1.0
+        return v
+      },
+      hour + 3900: {
+        var v = $0
+        v.rxLevel = .veryBad
+        v.rxMOS = 2.2
+        return v
+      },
+      hour + 6000: {
+        var v = $0
+        v.rxLevel = .veryBad
+        v.rxMOS = 2.1
+        return v
+      },
+      hour + 8400: {
+        var v = $0
+        v.txLevel = .veryBad
+        v.txMOS = 2.4
+        return v
+      },
+      hour + 10_200: {
+        var v = $0
+        v.rxLevel = .bad
+        v.rxMOS = 1.0
+        return v
+      },
+    ]
+    let writer = try makeWriter()
+    for tick in 0..<(3 * 360 + 30) {
+      let seconds = hour + Double(tick) * 10
+      let time = CaptureTime(nanosecondsSinceEpoch: Int64(seconds) * 1_000_000_000)
+      var values = self.values(0)
+      if let change = bad[seconds] { values = change(values) }
+      let peer = values.snapshot(at: time)
+      try writer.write(
+        HistoryTick(
+          snapshot: Snapshot(
+            time: time, intervalSeconds: 10, hostRx: peer.rx.level, hostTx: peer.tx.level,
+            peers: [peer], streams: []), events: []))
+    }
+    let maintenance = HistoryMaintenance(
+      rawRetentionSeconds: 1e9, aggregateRetentionSeconds: 1e9, maxBytes: 0)
+    var passes = 0
+    repeat {
+      let report = try writer.database.read { db in
+        try HistoryReport.make(db, from: hour, to: hour + 4 * 3600)
+      }
+      let windows = report.peers.first?.worstWindows ?? []
+      XCTAssertEqual(windows.map(\.minute), [hour + 6000, hour + 3900, hour + 8400], "\(passes)")
+      XCTAssertEqual(windows.map(\.mosMin), [2.1, 2.2, 2.4], "\(passes)")
+      passes += 1
+    } while try maintenance.run(writer.database).behind
+    XCTAssertEqual(try count("peer_hours", in: writer.database), 3)
+  }
 }
