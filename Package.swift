@@ -90,6 +90,13 @@ let package = Package(
     // The analysis engine timed alone over a capture held in memory (see scripts/bench.sh).
     .executableTarget(
       name: "netquality-engine-bench", dependencies: ["NetQualityCore", "NetQualityCapture"]),
+    // The history's writing, maintenance and queries timed over simulated days of ticks (see
+    // scripts/bench-history.sh).
+    .executableTarget(
+      name: "netquality-history-bench",
+      dependencies: [
+        "NetQualityStore", "NetQualityCore", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(name: "NetQualityCoreTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
     // The engine's scenarios; probes go through the real probe session (NetQualityProbe).
     .testTarget(
