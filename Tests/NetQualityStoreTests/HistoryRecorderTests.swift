@@ -163,4 +163,21 @@ final class HistoryRecorderTests: HistoryTestCase {
     XCTAssertEqual(try count("peer_minutes", in: database), 3)
     XCTAssertEqual(try count("runs", in: database), 1)
   }
+
+  func testQueueOfNoCapacityHoldsOneTick() throws {
+    // With 0, the first tick handed over took the first element of an empty queue: a crash.
+    let settings = HistoryRecorder.Settings(
+      path: path("history.sqlite"),
+      maintenance: HistoryMaintenance(
+        rawRetentionSeconds: 1e9, aggregateRetentionSeconds: 1e9, maxBytes: 0),
+      queueCapacity: 0, runName: "test-host", version: "test")
+    XCTAssertEqual(settings.queueCapacity, 1)
+    let recorder = HistoryRecorder(settings: settings, log: { _, _ in })
+    for tick in 0..<3 { recorder.record(script.tick(tick)) }
+    XCTAssertEqual(recorder.counters.queueLength, 1)
+    XCTAssertEqual(recorder.counters.ticksDropped, 2)
+    recorder.start()
+    stop(recorder)
+    XCTAssertEqual(recorder.counters.ticksWritten, 1)
+  }
 }
