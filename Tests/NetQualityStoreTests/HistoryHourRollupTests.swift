@@ -80,18 +80,8 @@ final class HistoryHourRollupTests: HistoryTestCase {
     var expected: [String] = []
     for (peer, name) in script.peerNames.enumerated() {
       for hour in hours {
-        let minutes = stride(from: hour, to: hour + 3600, by: 60).map { minute in
-          (
-            minute,
-            ScriptTally(script, peer: peer, ticks: script.ticks(from: minute, to: minute + 60))
-          )
-        }.filter { $0.1.ticks > 0 }.sorted { a, b in
-          let (left, right) = (a.1.worstKey, b.1.worstKey)
-          if left.level != right.level { return left.level > right.level }
-          if left.mos != right.mos { return left.mos < right.mos }
-          return a.0 < b.0
-        }
-        expected += minutes.prefix(3).map(\.0).sorted().map { "\(name) \($0)" }
+        let minutes = script.minutesWorstFirst(peer: peer, from: hour, to: hour + 3600)
+        expected += minutes.prefix(3).map(\.minute).sorted().map { "\(name) \($0)" }
       }
     }
     XCTAssertEqual(stored.count, 3 * 2 * 3)

@@ -4,76 +4,89 @@ import NetQualityStore
 import XCTest
 
 /// The report's worst minutes of a peer: highest level either way first, then lowest MOS,
-/// then the earlier minute.
+/// then the earlier minute; over minutes, raw ticks and hours alike.
 final class HistoryWorstWindowsTests: HistoryTestCase {
-  private let start = TickScript.epoch
+  private let maintenance = HistoryMaintenance(
+    rawRetentionSeconds: 1e9, aggregateRetentionSeconds: 1e9, maxBytes: 0)
 
-  /// Twenty minutes of one peer at good and excellent with MOS 4.3, and one bad tick in
-  /// minutes 3 (tx very bad, MOS 2.5), 7 and 12 (rx very bad, MOS 2.0 both) and 15 (rx bad,
-  /// MOS 1.5).
-  private func values(_ tick: Int) -> PeerValues {
-    var values = PeerValues(
-      name: "198.51.100.9", txLevel: .good, rxLevel: .excellent, txMOS: 4.3, rxMOS: 4.3,
-      txLossRatio: 0, rxLossRatio: 0.01, txJitterMilliseconds: 2, rxJitterMilliseconds: 2,
-      roundTripMilliseconds: 30)
-    switch tick {
-    case 3 * 30 + 4:
-      values.txLevel = .veryBad
-      values.txMOS = 2.5
-      values.txLossRatio = 0.2
-    case 7 * 30 + 9, 12 * 30 + 1:
-      values.rxLevel = .veryBad
-      values.rxMOS = 2.0
-      values.rxLossRatio = tick < 300 ? 0.3 : 0.35
-    case 15 * 30:
-      values.rxLevel = .bad
-      values.rxMOS = 1.5
-    default: break
+  /// One peer at good and excellent with MOS 4.3, 1 % rx loss.
+  private static let clean = PeerValues(
+    name: "198.51.100.9", txLevel: .good, rxLevel: .excellent, txMOS: 4.3, rxMOS: 4.3,
+    txLossRatio: 0, rxLossRatio: 0.01, txJitterMilliseconds: 2, rxJitterMilliseconds: 2,
+    roundTripMilliseconds: 30)
+
+  /// A bad tick: tx or rx at `level` with MOS `mos` that way.
+  private static func bad(
+    tx: Bool = false, _ level: QualityLevel, mos: Double, loss: Double? = nil
+  ) -> PeerValues {
+    var values = clean
+    if tx {
+      values.txLevel = level
+      values.txMOS = mos
+      values.txLossRatio = loss ?? values.txLossRatio
+    } else {
+      values.rxLevel = level
+      values.rxMOS = mos
+      values.rxLossRatio = loss ?? values.rxLossRatio
     }
     return values
   }
 
-  private func writeTicks() throws -> DatabaseQueue {
+  /// `count` ticks every `interval` s from `start`, clean but where `bad` (by offset in
+  /// seconds) says otherwise.
+  private func write(
+    from start: Double, every interval: Double, count: Int, bad: [Double: PeerValues]
+  ) throws -> DatabaseQueue {
     let writer = try makeWriter()
-    for tick in 0..<(20 * 30) {
-      let time = CaptureTime(nanosecondsSinceEpoch: Int64(start + Double(tick) * 2) * 1_000_000_000)
-      let peer = values(tick).snapshot(at: time)
-      try writer.write(
-        HistoryTick(
-          snapshot: Snapshot(
-            time: time, intervalSeconds: 2, hostRx: peer.rx.level, hostTx: peer.tx.level,
-            peers: [peer], streams: []), events: []))
+    for tick in 0..<count {
+      let offset = Double(tick) * interval
+      let time = CaptureTime(nanosecondsSinceEpoch: Int64(start + offset) * 1_000_000_000)
+      let peer = (bad[offset] ?? Self.clean).snapshot(at: time)
+      let snapshot = Snapshot(
+        time: time, intervalSeconds: interval, hostRx: peer.rx.level, hostTx: peer.tx.level,
+        peers: [peer], streams: [])
+      try writer.write(HistoryTick(snapshot: snapshot, events: []))
     }
     return writer.database
   }
 
-  private func worst(_ database: DatabaseQueue) throws -> [HistoryReport.Window] {
-    let report = try database.read { db in
-      try HistoryReport.make(db, from: start, to: start + 20 * 60)
+  /// The peer's worst windows in [from, to), checked by `check` before each maintenance pass
+  /// and after the last: with nothing rolled up, part of it, all of it.
+  private func everyPass(
+    _ database: DatabaseQueue, from: Double, to: Double,
+    _ check: ([HistoryReport.Window], String) -> Void
+  ) throws {
+    var passes = 0
+    var behind = true
+    while behind {
+      let report = try database.read { db in try HistoryReport.make(db, from: from, to: to) }
+      XCTAssertEqual(report.peers.count, 1)
+      check(report.peers.first?.worstWindows ?? [], "after \(passes) passes")
+      behind = try maintenance.run(database).behind
+      passes += 1
     }
-    XCTAssertEqual(report.peers.count, 1)
-    return report.peers.first?.worstWindows ?? []
   }
 
-  private func assertOrder(_ windows: [HistoryReport.Window], _ label: String) {
-    XCTAssertEqual(windows.map(\.minute), [7, 12, 3].map { start + 60 * $0 }, label)
-    XCTAssertEqual(windows.map(\.txLevel), [.good, .good, .veryBad], label)
-    XCTAssertEqual(windows.map(\.rxLevel), [.veryBad, .veryBad, .excellent], label)
-    XCTAssertEqual(windows.map(\.mosMin), [2.0, 2.0, 2.5], label)
-    XCTAssertEqual(windows.map(\.rxLossMax), [0.3, 0.35, 0.01], label)
-    XCTAssertEqual(windows.map(\.txLossMax), [0, 0, 0.2], label)
-  }
-
+  /// Twenty minutes at a tick every 2 s, one bad tick in minutes 3 (tx very bad, MOS 2.5),
+  /// 7 and 12 (rx very bad, MOS 2.0 both) and 15 (rx bad, MOS 1.5).
   func testWorstMinutesAreRankedByLevelThenMOSThenTime() throws {
-    let database = try writeTicks()
-    assertOrder(try worst(database), "raw")
-    // Minutes 3 and 7 rolled up, 12 and 15 still raw.
-    let maintenance = HistoryMaintenance(
-      rawRetentionSeconds: 1e9, aggregateRetentionSeconds: 1e9, maxBytes: 0)
-    _ = try maintenance.run(database)
-    assertOrder(try worst(database), "split")
-    try maintenance.runToCompletion(database)
-    assertOrder(try worst(database), "rolled up")
+    let start = TickScript.epoch
+    let database = try write(
+      from: start, every: 2, count: 20 * 30,
+      bad: [
+        3 * 60 + 8: Self.bad(tx: true, .veryBad, mos: 2.5, loss: 0.2),
+        7 * 60 + 18: Self.bad(.veryBad, mos: 2.0, loss: 0.3),
+        12 * 60 + 2: Self.bad(.veryBad, mos: 2.0, loss: 0.35),
+        15 * 60: Self.bad(.bad, mos: 1.5),
+      ])
+    try everyPass(database, from: start, to: start + 20 * 60) { windows, label in
+      XCTAssertEqual(windows.map(\.minute), [7, 12, 3].map { start + 60 * $0 }, label)
+      XCTAssertEqual(windows.map(\.txLevel), [.good, .good, .veryBad], label)
+      XCTAssertEqual(windows.map(\.rxLevel), [.veryBad, .veryBad, .excellent], label)
+      XCTAssertEqual(windows.map(\.mosMin), [2.0, 2.0, 2.5], label)
+      XCTAssertEqual(windows.map(\.rxLossMax), [0.3, 0.35, 0.01], label)
+      XCTAssertEqual(windows.map(\.txLossMax), [0, 0, 0.2], label)
+    }
   }
 
   /// Three hours and five minutes from 23:00 UTC at a tick every 10 s, with bad ticks at
@@ -82,63 +95,17 @@ final class HistoryWorstWindowsTests: HistoryTestCase {
   /// 00:00: ranking only each hour's single worst minute would bring in 01:50 instead.
   func testWorstMinutesOverHoursMayShareAnHour() throws {
     let hour = 1_700_002_800.0
-    let bad: [Double: (PeerValues) -> PeerValues] = [
-      hour + 600: {
-        var v = $0
-        v.rxLevel = .bad
-        v.rxMOS = 1.0
-        return v
-      },
-      hour + 3900: {
-        var v = $0
-        v.rxLevel = .veryBad
-        v.rxMOS = 2.2
-        return v
-      },
-      hour + 6000: {
-        var v = $0
-        v.rxLevel = .veryBad
-        v.rxMOS = 2.1
-        return v
-      },
-      hour + 8400: {
-        var v = $0
-        v.txLevel = .veryBad
-        v.txMOS = 2.4
-        return v
-      },
-      hour + 10_200: {
-        var v = $0
-        v.rxLevel = .bad
-        v.rxMOS = 1.0
-        return v
-      },
-    ]
-    let writer = try makeWriter()
-    for tick in 0..<(3 * 360 + 30) {
-      let seconds = hour + Double(tick) * 10
-      let time = CaptureTime(nanosecondsSinceEpoch: Int64(seconds) * 1_000_000_000)
-      var values = self.values(0)
-      if let change = bad[seconds] { values = change(values) }
-      let peer = values.snapshot(at: time)
-      try writer.write(
-        HistoryTick(
-          snapshot: Snapshot(
-            time: time, intervalSeconds: 10, hostRx: peer.rx.level, hostTx: peer.tx.level,
-            peers: [peer], streams: []), events: []))
+    let database = try write(
+      from: hour, every: 10, count: 3 * 360 + 30,
+      bad: [
+        600: Self.bad(.bad, mos: 1.0), 3900: Self.bad(.veryBad, mos: 2.2),
+        6000: Self.bad(.veryBad, mos: 2.1), 8400: Self.bad(tx: true, .veryBad, mos: 2.4),
+        10_200: Self.bad(.bad, mos: 1.0),
+      ])
+    try everyPass(database, from: hour, to: hour + 4 * 3600) { windows, label in
+      XCTAssertEqual(windows.map(\.minute), [hour + 6000, hour + 3900, hour + 8400], label)
+      XCTAssertEqual(windows.map(\.mosMin), [2.1, 2.2, 2.4], label)
     }
-    let maintenance = HistoryMaintenance(
-      rawRetentionSeconds: 1e9, aggregateRetentionSeconds: 1e9, maxBytes: 0)
-    var passes = 0
-    repeat {
-      let report = try writer.database.read { db in
-        try HistoryReport.make(db, from: hour, to: hour + 4 * 3600)
-      }
-      let windows = report.peers.first?.worstWindows ?? []
-      XCTAssertEqual(windows.map(\.minute), [hour + 6000, hour + 3900, hour + 8400], "\(passes)")
-      XCTAssertEqual(windows.map(\.mosMin), [2.1, 2.2, 2.4], "\(passes)")
-      passes += 1
-    } while try maintenance.run(writer.database).behind
-    XCTAssertEqual(try count("peer_hours", in: writer.database), 3)
+    XCTAssertEqual(try count("peer_hours", in: database), 3)
   }
 }

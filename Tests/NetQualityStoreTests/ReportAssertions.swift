@@ -43,26 +43,19 @@ func assertReportEqualsTally(
     if let alerts {
       XCTAssertEqual(peer.alertsFired, alerts[index], context, file: file, line: line)
     }
-    let worst = stride(from: firstMinute, to: endMinute, by: 60).map { minute in
-      (
-        minute,
-        ScriptTally(script, peer: index, ticks: script.ticks(from: minute, to: minute + 60))
-      )
-    }.filter { $0.1.ticks > 0 }.sorted { a, b in
-      let (left, right) = (a.1.worstKey, b.1.worstKey)
-      if left.level != right.level { return left.level > right.level }
-      if left.mos != right.mos { return left.mos < right.mos }
-      return a.0 < b.0
-    }.prefix(HistoryReport.worstWindowCount)
-    XCTAssertEqual(peer.worstWindows.map(\.minute), worst.map(\.0), context, file: file, line: line)
+    let worst = script.minutesWorstFirst(peer: index, from: firstMinute, to: endMinute).prefix(
+      HistoryReport.worstWindowCount)
     XCTAssertEqual(
-      peer.worstWindows.map(\.rxLevel.rawValue), worst.map(\.1.rxLevelMax), context,
+      peer.worstWindows.map(\.minute), worst.map(\.minute), context, file: file, line: line)
+    XCTAssertEqual(
+      peer.worstWindows.map(\.rxLevel.rawValue), worst.map(\.tally.rxLevelMax), context,
       file: file, line: line)
     XCTAssertEqual(
-      peer.worstWindows.map(\.mosMin), worst.map { $0.1.worstKey.mos }, context, file: file,
+      peer.worstWindows.map(\.mosMin), worst.map(\.tally.worstKey.mos), context, file: file,
       line: line)
     XCTAssertEqual(
-      peer.worstWindows.map(\.rxLossMax), worst.map(\.1.rxLoss.max), context, file: file, line: line
+      peer.worstWindows.map(\.rxLossMax), worst.map(\.tally.rxLoss.max), context, file: file,
+      line: line
     )
   }
 }

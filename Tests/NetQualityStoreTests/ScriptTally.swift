@@ -66,3 +66,20 @@ struct ScriptTally {
     (max(txLevelMax, rxLevelMax), min(txMOS.min ?? 5, rxMOS.min ?? 5))
   }
 }
+
+extension TickScript {
+  /// A peer's minutes in [from, to) that have ticks, with their tallies, worst first as the
+  /// report ranks them.
+  func minutesWorstFirst(peer: Int, from: Double, to: Double) -> [(
+    minute: Double, tally: ScriptTally
+  )] {
+    stride(from: from, to: to, by: 60).map { minute in
+      (minute, ScriptTally(self, peer: peer, ticks: ticks(from: minute, to: minute + 60)))
+    }.filter { $0.tally.ticks > 0 }.sorted { a, b in
+      let (left, right) = (a.tally.worstKey, b.tally.worstKey)
+      if left.level != right.level { return left.level > right.level }
+      if left.mos != right.mos { return left.mos < right.mos }
+      return a.minute < b.minute
+    }
+  }
+}
