@@ -91,6 +91,13 @@ let package = Package(
     // The analysis engine timed alone over a capture held in memory (see scripts/bench.sh).
     .executableTarget(
       name: "netquality-engine-bench", dependencies: ["NetQualityCore", "NetQualityCapture"]),
+    // The history's writing, maintenance and queries timed over simulated days of ticks (see
+    // scripts/bench-history.sh).
+    .executableTarget(
+      name: "netquality-history-bench",
+      dependencies: [
+        "NetQualityStore", "NetQualityCore", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(name: "NetQualityCoreTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
     // The engine's scenarios; probes go through the real probe session (NetQualityProbe).
     .testTarget(
@@ -104,6 +111,14 @@ let package = Package(
       name: "NetQualityProbeTests", dependencies: ["NetQualityProbe", "NetQualityCore"]),
     .testTarget(
       name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore"]),
+    // The history on temporary files: migrations, writing, rollup and retention, reports,
+    // output formats, the recorder's faults.
+    .testTarget(
+      name: "NetQualityStoreTests",
+      dependencies: [
+        "NetQualityStore", "NetQualityCore", "NetQualityExport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(
       name: "NetQualityConfigTests", dependencies: ["NetQualityConfig", "NetQualityCore"]),
     // The agent's HTTP routes through Hummingbird's test client (no sockets), its connection

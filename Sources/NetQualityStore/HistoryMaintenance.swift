@@ -17,6 +17,7 @@ public struct HistoryMaintenance: Sendable {
   /// Minutes aggregated per transaction, and seconds of raw rows deleted per transaction (at
   /// 1,000 peers and a tick per 2 s, 30,000 rows: tens of milliseconds).
   static let minutesPerStep = 10
+  static let hoursPerStep = 1
   static let purgeChunkSeconds = 60.0
 
   public init(rawRetentionSeconds: Double, aggregateRetentionSeconds: Double, maxBytes: Int64) {
@@ -28,6 +29,7 @@ public struct HistoryMaintenance: Sendable {
   /// What one pass did.
   public struct Pass: Sendable, Equatable {
     public var minutesAggregated = 0
+    public var hoursAggregated = 0
     public var rawRowsDeleted = 0
     public var aggregateRowsDeleted = 0
     /// More is due (a backlog after downtime): run another pass soon.
@@ -42,7 +44,9 @@ public struct HistoryMaintenance: Sendable {
     guard let newest = try database.read({ db in try Double.fetchOne(db, sql: Self.newestSQL) })
     else { return pass }
     pass.minutesAggregated = try rollUp(database, newest: newest, final: final)
-    pass.behind = pass.minutesAggregated == Self.minutesPerStep
+    pass.hoursAggregated = try rollUpHours(database)
+    pass.behind =
+      pass.minutesAggregated == Self.minutesPerStep || pass.hoursAggregated == Self.hoursPerStep
     let deleted = try purge(database, newest: newest)
     pass.rawRowsDeleted = deleted.raw
     pass.aggregateRowsDeleted = deleted.aggregate
@@ -85,38 +89,67 @@ public struct HistoryMaintenance: Sendable {
     return minutes
   }
 
-  static func watermark(_ db: Database) throws -> Double? {
-    try Double.fetchOne(db, sql: "SELECT watermark FROM rollup WHERE name = 'peer_minutes'")
+  /// Everything before it is aggregated into `table` (minutes, or hours).
+  static func watermark(_ db: Database, of table: String = "peer_minutes") throws -> Double? {
+    try Double.fetchOne(db, sql: "SELECT watermark FROM rollup WHERE name = ?", arguments: [table])
   }
 
   /// The `peer_minutes` rows of [from, to): one per peer and minute.
   static func aggregate(_ db: Database, from: Double, to: Double) throws {
-    func levelSeconds(_ direction: String, _ level: Int) -> String {
-      "sum(CASE WHEN p.\(direction)_level = \(level) THEN t.interval_s ELSE 0 END)"
-    }
-    let levelColumns = HistoryCodes.levelSecondsColumns.joined(separator: ", ")
-    let levelSums =
-      (HistoryCodes.levels.map { levelSeconds("tx", $0) }
-      + HistoryCodes.levels.map { levelSeconds("rx", $0) }).joined(separator: ", ")
+    let names = HistoryAggregate.names.joined(separator: ", ")
     try db.execute(
       sql: """
-        INSERT OR REPLACE INTO peer_minutes (minute, peer_id, seconds, ticks, tx_level_max,
-          rx_level_max, \(levelColumns), tx_mos_min, tx_mos_avg, tx_mos_max, rx_mos_min,
-          rx_mos_avg, rx_mos_max, tx_loss_avg, tx_loss_max, rx_loss_avg, rx_loss_max,
-          tx_jitter_avg_ms, tx_jitter_max_ms, rx_jitter_avg_ms, rx_jitter_max_ms, rtt_min_ms,
-          rtt_avg_ms, rtt_max_ms, rx_packets, rx_lost, tx_packets)
-        SELECT CAST(p.time / 60 AS INTEGER) * 60, p.peer_id, sum(t.interval_s), count(*),
-          max(p.tx_level), max(p.rx_level), \(levelSums),
-          min(p.tx_mos), avg(p.tx_mos), max(p.tx_mos), min(p.rx_mos), avg(p.rx_mos),
-          max(p.rx_mos), avg(p.tx_loss_ratio), max(p.tx_loss_ratio), avg(p.rx_loss_ratio),
-          max(p.rx_loss_ratio), avg(p.tx_jitter_ms), max(p.tx_jitter_ms), avg(p.rx_jitter_ms),
-          max(p.rx_jitter_ms), min(p.rtt_ms), avg(p.rtt_ms), max(p.rtt_ms), sum(p.rx_packets),
-          sum(p.rx_lost), sum(p.tx_packets)
-        FROM peer_ticks p JOIN ticks t ON t.time = p.time
-        WHERE p.time >= ? AND p.time < ?
-        GROUP BY CAST(p.time / 60 AS INTEGER), p.peer_id
+        INSERT OR REPLACE INTO peer_minutes (minute, peer_id, \(names))
+        \(HistoryAggregate.minutesOfTicks(onePeer: false))
         """,
       arguments: [from, to])
+  }
+
+  /// Rolls the complete hours after the hour watermark (one per pass: an hour of 1,000 peers
+  /// is 60,000 minute rows) into `peer_hours`, and keeps the hour's worst minutes of each
+  /// peer in `peer_worst_minutes`; returns how many hours it covered. An hour is complete when
+  /// the minute watermark has passed its end, and whole when the file has all its minutes.
+  func rollUpHours(_ database: DatabaseQueue) throws -> Int {
+    var hours = 0
+    try database.inTransaction(.immediate) { db in
+      guard let minutes = try Self.watermark(db) else { return .commit }
+      // Only whole hours: not the first if the file starts after its first minute, nor one
+      // whose first minutes went with their retention (the report serves those from minutes).
+      guard let oldest = try Double.fetchOne(db, sql: "SELECT min(minute) FROM peer_minutes")
+      else { return .commit }
+      let stored = try Self.watermark(db, of: "peer_hours") ?? -.infinity
+      let start = max(stored, HistorySpans.hourUp(oldest))
+      let end = min(HistorySpans.hourDown(minutes), start + Double(Self.hoursPerStep) * 3600)
+      guard end > start else { return .commit }
+      let names = HistoryAggregate.names
+      try db.execute(
+        sql: """
+          INSERT OR REPLACE INTO peer_hours (hour, peer_id, \(names.joined(separator: ", ")))
+          SELECT CAST(minute / 3600 AS INTEGER) * 3600, peer_id,
+            \(names.map(HistoryAggregate.combined).joined(separator: ", "))
+          FROM peer_minutes WHERE minute >= ? AND minute < ?
+          GROUP BY 1, 2
+          """,
+        arguments: [start, end])
+      let windows = HistoryAggregate.windowColumns.joined(separator: ", ")
+      try db.execute(
+        sql: """
+          INSERT OR REPLACE INTO peer_worst_minutes (\(windows))
+          SELECT \(windows) FROM (
+            SELECT \(windows), row_number() OVER (
+                PARTITION BY CAST(minute / 3600 AS INTEGER), peer_id
+                ORDER BY \(HistoryAggregate.worstFirst)) AS rank
+            FROM peer_minutes WHERE minute >= ? AND minute < ?)
+          WHERE rank <= \(HistoryReport.worstWindowCount)
+          """,
+        arguments: [start, end])
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO rollup (name, watermark) VALUES ('peer_hours', ?)",
+        arguments: [end])
+      hours = Int(((end - start) / 3600).rounded())
+      return .commit
+    }
+    return hours
   }
 
   /// Deletes one chunk of what is past its retention or over the size limit.
@@ -142,11 +175,14 @@ public struct HistoryMaintenance: Sendable {
           more = cutoff < due
         }
       }
-      // Aggregates go when past their age, or, over the size with no raw row left to give,
-      // oldest first.
-      let rawLeft = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM ticks)") ?? false
+      // Aggregates go when past their age, or, over the size with no aggregated raw row left
+      // to give (there are always raw rows: those of the minute in progress), oldest first up
+      // to the watermark; a minute after it is only the provisional aggregate of the minute in
+      // progress, whose raw rows stay anyway.
       let aggregateDue =
-        overSize && raw == 0 && !rawLeft ? newest : newest - aggregateRetentionSeconds
+        overSize && raw == 0
+        ? max(watermark, newest - aggregateRetentionSeconds)
+        : newest - aggregateRetentionSeconds
       if let oldestMinute = try Double.fetchOne(db, sql: "SELECT min(minute) FROM peer_minutes"),
         oldestMinute < aggregateDue
       {
@@ -155,6 +191,17 @@ public struct HistoryMaintenance: Sendable {
         aggregate += db.changesCount
         more = more || cutoff < aggregateDue
       }
+      // Hours and worst minutes go with the minutes they were made of, an hour with its first
+      // minute: the report serves a partly deleted hour from its minutes.
+      let oldestMinute =
+        try Double.fetchOne(db, sql: "SELECT min(minute) FROM peer_minutes") ?? .infinity
+      try db.execute(sql: "DELETE FROM peer_hours WHERE hour < ?", arguments: [oldestMinute])
+      aggregate += db.changesCount
+      try db.execute(
+        sql: "DELETE FROM peer_worst_minutes WHERE minute < ?", arguments: [oldestMinute])
+      // Over the size, whatever went, the next pass measures again and may go on with the
+      // minutes once the raw rows are exhausted.
+      more = more || (overSize && raw + aggregate > 0)
       let kept = newest - aggregateRetentionSeconds
       try db.execute(sql: "DELETE FROM events WHERE time < ?", arguments: [kept])
       aggregate += db.changesCount

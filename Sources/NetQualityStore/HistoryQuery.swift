@@ -50,9 +50,11 @@ public struct HistoryQuery: Sendable {
         p.rx_source, p.tx_mos, p.rx_mos, p.tx_loss_ratio, p.rx_loss_ratio, p.tx_jitter_ms,
         p.rx_jitter_ms, p.rtt_ms, p.rtt_source, p.rx_packets, p.rx_lost, p.tx_packets,
         p.rx_bitrate_bps, p.streams
-      FROM peer_ticks p JOIN peers n ON n.id = p.peer_id JOIN ticks t ON t.time = p.time
-      WHERE p.time >= ? AND p.time < ?
+      FROM ticks t CROSS JOIN peer_ticks p ON p.time = t.time JOIN peers n ON n.id = p.peer_id
+      WHERE t.time >= ? AND t.time < ?
       """
+    // The ticks in the range first (CROSS JOIN keeps that order): each finds its rows, or the
+    // one peer's row, by the primary key (time, peer_id), with no index by peer.
     var arguments: StatementArguments = [from, to]
     if let peer {
       sql += " AND p.peer_id = (SELECT id FROM peers WHERE name = ?)"

@@ -13,7 +13,8 @@ public final class HistoryRecorder: Sendable {
     public var path: String
     public var maintenance: HistoryMaintenance
     public var writesStreams: Bool
-    /// Ticks held while the disk is slow or failing: 64 ticks are 2 minutes at 2 s.
+    /// Ticks held while the disk is slow or failing: 64 ticks are 2 minutes at 2 s. At least
+    /// 1: the tick being written is held in the queue.
     public var queueCapacity: Int
     public var runName: String
     public var version: String
@@ -25,7 +26,7 @@ public final class HistoryRecorder: Sendable {
       self.path = path
       self.maintenance = maintenance
       self.writesStreams = writesStreams
-      self.queueCapacity = queueCapacity
+      self.queueCapacity = max(1, queueCapacity)
       self.runName = runName
       self.version = version
     }

@@ -2,9 +2,15 @@ import GRDB
 import NetQualityCore
 
 /// Per peer over a stretch of time: the seconds spent at each level each way, MOS and loss,
-/// the worst minutes, disconnects and alerts. Aggregated minutes serve what the rollup has
-/// covered and per-tick rows the rest (the minute in progress), so the figures are exact and a
-/// day of 1,000 peers is read from 1.4 million minute rows, not 43 million ticks.
+/// the worst minutes, disconnects and alerts. Rolled-up hours serve the whole hours of the
+/// range, minutes its ends and what the hours do not cover yet, and per-tick rows the rest
+/// (the minute in progress), so the figures are exact and a day of 1,000 peers is read from
+/// 24,000 hour rows and at most two hours of minutes, not 1.4 million minutes or 43 million
+/// ticks (see `HistorySpans`).
+///
+/// The report counts whole minutes, those that start in [from, to), and the events and alerts
+/// of those minutes: a minute the rollup has covered cannot be split, so the raw ticks are
+/// taken by the same rule and the figures do not depend on where the watermarks are.
 public struct HistoryReport: Sendable {
   public struct Window: Sendable, Equatable {
     /// Start of the minute, Unix seconds.
@@ -40,6 +46,7 @@ public struct HistoryReport: Sendable {
     public var worstWindows: [Window]
   }
 
+  /// The minutes counted: the range asked for, both ends rounded up to the minute.
   public var from: Double
   public var to: Double
   public var peers: [Peer]
@@ -47,69 +54,71 @@ public struct HistoryReport: Sendable {
   /// The worst minutes listed per peer.
   public static let worstWindowCount = 3
 
+  /// The figures the report sums up per peer, in the order `make` reads them.
+  static let totalColumns =
+    ["seconds"] + HistoryCodes.levelSecondsColumns + [
+      "tx_mos_min", "tx_mos_avg", "rx_mos_min", "rx_mos_avg", "rx_loss_avg", "tx_loss_avg",
+      "rtt_avg_ms", "rtt_max_ms", "rx_packets", "rx_lost", "tx_packets",
+    ]
+
   public static func make(_ db: Database, from: Double, to: Double, peer: String? = nil) throws
     -> HistoryReport
   {
-    let peerFilter = peer == nil ? "" : " AND peer_id = (SELECT id FROM peers WHERE name = ?)"
-    let levelColumns = HistoryCodes.levelSecondsColumns
-    let rawLevelSums = levelColumns.map { column -> String in
-      let direction = column.prefix(2)
-      let level = column.dropFirst(8).prefix(1)
-      return "sum(CASE WHEN p.\(direction)_level = \(level) THEN t.interval_s ELSE 0 END)"
+    let from = (from / 60).rounded(.up) * 60
+    let to = max(from, (to / 60).rounded(.up) * 60)
+    var peerID: Int64?
+    if let peer {
+      peerID = try Int64.fetchOne(db, sql: "SELECT id FROM peers WHERE name = ?", arguments: [peer])
+      if peerID == nil { return HistoryReport(from: from, to: to, peers: []) }
     }
-    // Per (minute, peer): the stored aggregates before the watermark, the same aggregates of
-    // the raw ticks after it.
-    let minutes = """
-      WITH wm(w) AS (SELECT coalesce(
-          (SELECT watermark FROM rollup WHERE name = 'peer_minutes'), -1e300)),
-      m AS (
-        SELECT minute, peer_id, seconds, ticks, tx_level_max, rx_level_max,
-          \(levelColumns.joined(separator: ", ")), tx_mos_min, tx_mos_avg, rx_mos_min,
-          rx_mos_avg, tx_loss_avg, tx_loss_max, rx_loss_avg, rx_loss_max, rtt_avg_ms,
-          rtt_max_ms, rx_packets, rx_lost, tx_packets
-        FROM peer_minutes, wm WHERE minute >= ? AND minute < min(?, w)\(peerFilter)
-        UNION ALL
-        SELECT CAST(p.time / 60 AS INTEGER) * 60, p.peer_id, sum(t.interval_s), count(*),
-          max(p.tx_level), max(p.rx_level), \(rawLevelSums.joined(separator: ", ")),
-          min(p.tx_mos), avg(p.tx_mos), min(p.rx_mos), avg(p.rx_mos), avg(p.tx_loss_ratio),
-          max(p.tx_loss_ratio), avg(p.rx_loss_ratio), max(p.rx_loss_ratio), avg(p.rtt_ms),
-          max(p.rtt_ms), sum(p.rx_packets), sum(p.rx_lost), sum(p.tx_packets)
-        FROM peer_ticks p JOIN ticks t ON t.time = p.time, wm
-        WHERE p.time >= max(?, w) AND p.time < ?\(peerFilter.replacingOccurrences(
-          of: "peer_id", with: "p.peer_id"))
-        GROUP BY 1, 2
-      )
-      """
-    var arguments: StatementArguments = [from, to]
-    if let peer { arguments += [peer] }
-    arguments += [from, to]
-    if let peer { arguments += [peer] }
+    let spans = try HistorySpans(db, from: from, to: to)
 
-    func weighted(_ column: String) -> String {
-      "sum(\(column) * ticks) / sum(CASE WHEN \(column) IS NOT NULL THEN ticks END)"
+    // The rows of each part, `columns` of each, as one UNION ALL.
+    var arguments: [(any DatabaseValueConvertible)?] = []
+    func rows(stored: (table: String, key: String), _ columns: [String]) -> String {
+      let onePeer = peerID == nil ? "" : " AND peer_id = ?"
+      var parts: [String] = []
+      for (table, key, range) in [(stored.table, stored.key, spans.hours)]
+        + spans.minutes.map({ ("peer_minutes", "minute", $0) })
+      {
+        parts.append(
+          "SELECT peer_id, \(columns.joined(separator: ", ")) FROM \(table) "
+            + "WHERE \(key) >= ? AND \(key) < ?\(onePeer)")
+        arguments += [range.lowerBound, range.upperBound] + (peerID.map { [$0] } ?? [])
+      }
+      parts.append(
+        "SELECT peer_id, \(columns.joined(separator: ", ")) FROM ("
+          + HistoryAggregate.minutesOfTicks(
+            columns.filter { $0 != "minute" }, onePeer: peerID != nil) + ")")
+      arguments += [spans.raw.lowerBound, spans.raw.upperBound] + (peerID.map { [$0] } ?? [])
+      return parts.joined(separator: "\nUNION ALL ")
     }
+
+    let totalsSQL = """
+      WITH rows AS (
+        \(rows(stored: ("peer_hours", "hour"), HistoryAggregate.inputs(of: totalColumns))))
+      SELECT peer_id, (SELECT name FROM peers WHERE id = peer_id),
+        \(totalColumns.map(HistoryAggregate.combined).joined(separator: ", "))
+      FROM rows GROUP BY peer_id ORDER BY 2
+      """
     let totals = try Row.fetchAll(
-      db,
-      sql: minutes + """
-        SELECT peer_id, (SELECT name FROM peers WHERE id = peer_id), sum(seconds),
-          \(levelColumns.map { "sum(\($0))" }.joined(separator: ", ")),
-          min(tx_mos_min), \(weighted("tx_mos_avg")), min(rx_mos_min), \(weighted("rx_mos_avg")),
-          \(weighted("rx_loss_avg")), \(weighted("tx_loss_avg")), \(weighted("rtt_avg_ms")),
-          max(rtt_max_ms), sum(rx_packets), sum(rx_lost), sum(tx_packets)
-        FROM m GROUP BY peer_id ORDER BY 2
-        """, arguments: arguments)
-    let worst = try Row.fetchAll(
-      db,
-      sql: minutes + """
-        SELECT peer_id, minute, tx_level_max, rx_level_max,
-          min(coalesce(tx_mos_min, 5), coalesce(rx_mos_min, 5)), rx_loss_max, tx_loss_max,
-          tx_mos_min IS NULL AND rx_mos_min IS NULL
-        FROM (SELECT *, row_number() OVER (PARTITION BY peer_id
-            ORDER BY max(tx_level_max, rx_level_max) DESC,
-              min(coalesce(tx_mos_min, 5), coalesce(rx_mos_min, 5)), minute) AS rank
-          FROM m)
-        WHERE rank <= \(worstWindowCount) ORDER BY peer_id, rank
-        """, arguments: arguments)
+      db, sql: totalsSQL, arguments: StatementArguments(arguments))
+    arguments = []
+    // An hour's worst minutes stand in for its minutes: a minute among the worst of the range
+    // is among the worst of its hour.
+    let windowColumns = HistoryAggregate.windowColumns.filter { $0 != "peer_id" }
+    let worstSQL = """
+      WITH windows AS (
+        \(rows(stored: ("peer_worst_minutes", "minute"), windowColumns)))
+      SELECT peer_id, minute, tx_level_max, rx_level_max,
+        min(coalesce(tx_mos_min, 5), coalesce(rx_mos_min, 5)), rx_loss_max, tx_loss_max,
+        tx_mos_min IS NULL AND rx_mos_min IS NULL
+      FROM (SELECT *, row_number() OVER (
+          PARTITION BY peer_id ORDER BY \(HistoryAggregate.worstFirst)) AS rank
+        FROM windows)
+      WHERE rank <= \(worstWindowCount) ORDER BY peer_id, rank
+      """
+    let worst = try Row.fetchAll(db, sql: worstSQL, arguments: StatementArguments(arguments))
     var windows: [Int64: [Window]] = [:]
     for row in worst {
       let noMOS: Bool = row[7]

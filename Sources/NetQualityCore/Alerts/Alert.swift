@@ -18,7 +18,7 @@ public struct Alert: Sendable, Equatable {
 
   public init(
     id: String, rule: String, severity: AlertRule.Severity, labels: [String: String],
-    state: State, start: CaptureTime, end: CaptureTime?, summary: String
+    state: State, start: CaptureTime, end: CaptureTime? = nil, summary: String
   ) {
     self.id = id
     self.rule = rule

@@ -23,5 +23,17 @@ public struct EngineEvent: Sendable, Equatable {
   public var previousState: ConnectionState?
   public var alert: Alert?
   /// For ended: the signal that ended the call.
-  public var endReason: SessionEnd.Reason? = nil
+  public var endReason: SessionEnd.Reason?
+
+  public init(
+    time: CaptureTime, kind: Kind, peer: String, previousState: ConnectionState? = nil,
+    alert: Alert? = nil, endReason: SessionEnd.Reason? = nil
+  ) {
+    self.time = time
+    self.kind = kind
+    self.peer = peer
+    self.previousState = previousState
+    self.alert = alert
+    self.endReason = endReason
+  }
 }

@@ -12,6 +12,22 @@ public struct DirectionSnapshot: Sendable, Equatable {
   /// the worse of their levels is the direction's.
   public var source: MeasurementSource?
 
+  public init(
+    level: QualityLevel, rawLevel: QualityLevel, inputs: QualityModel.Inputs? = nil,
+    rating: Double? = nil, meanOpinionScore: Double? = nil,
+    oneWayDelayMilliseconds: Double? = nil, limitedBy: String? = nil,
+    source: MeasurementSource? = nil
+  ) {
+    self.level = level
+    self.rawLevel = rawLevel
+    self.inputs = inputs
+    self.rating = rating
+    self.meanOpinionScore = meanOpinionScore
+    self.oneWayDelayMilliseconds = oneWayDelayMilliseconds
+    self.limitedBy = limitedBy
+    self.source = source
+  }
+
   public static let unknown = DirectionSnapshot(
     level: .unknown, rawLevel: .unknown, inputs: nil, rating: nil, meanOpinionScore: nil,
     oneWayDelayMilliseconds: nil, limitedBy: nil, source: nil)
@@ -54,6 +70,39 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var streams: Int
   /// What our probes to the peer measured (nil: not probed).
   public var probe: ProbeSnapshot?
+
+  public init(
+    peer: String, state: ConnectionState, stateSince: CaptureTime, rx: DirectionSnapshot,
+    tx: DirectionSnapshot, roundTripMilliseconds: Double? = nil,
+    roundTripSource: RoundTripSource? = nil, rxPackets: Int64, rxLost: Int64,
+    rxBitsPerSecond: Double, txPackets: Int64, rxPacketsTotal: Int64, rxLostTotal: Int64,
+    txPacketsTotal: Int64, rxRetransmittedPackets: Int64, txRetransmittedPackets: Int64,
+    rxFECPackets: Int64, rxRetransmittedTotal: Int64, txRetransmittedTotal: Int64,
+    rxFECTotal: Int64, streams: Int, probe: ProbeSnapshot? = nil
+  ) {
+    self.peer = peer
+    self.state = state
+    self.stateSince = stateSince
+    self.rx = rx
+    self.tx = tx
+    self.roundTripMilliseconds = roundTripMilliseconds
+    self.roundTripSource = roundTripSource
+    self.rxPackets = rxPackets
+    self.rxLost = rxLost
+    self.rxBitsPerSecond = rxBitsPerSecond
+    self.txPackets = txPackets
+    self.rxPacketsTotal = rxPacketsTotal
+    self.rxLostTotal = rxLostTotal
+    self.txPacketsTotal = txPacketsTotal
+    self.rxRetransmittedPackets = rxRetransmittedPackets
+    self.txRetransmittedPackets = txRetransmittedPackets
+    self.rxFECPackets = rxFECPackets
+    self.rxRetransmittedTotal = rxRetransmittedTotal
+    self.txRetransmittedTotal = txRetransmittedTotal
+    self.rxFECTotal = rxFECTotal
+    self.streams = streams
+    self.probe = probe
+  }
 
   /// What the peer's figures come from: its RTP streams, our probes, or both.
   public var sources: [MeasurementSource] {
@@ -111,4 +160,16 @@ public struct Snapshot: Sendable, Equatable {
   public var hostTx: QualityLevel
   public var peers: [PeerSnapshot]
   public var streams: [StreamWindow]
+
+  public init(
+    time: CaptureTime, intervalSeconds: Double, hostRx: QualityLevel, hostTx: QualityLevel,
+    peers: [PeerSnapshot], streams: [StreamWindow]
+  ) {
+    self.time = time
+    self.intervalSeconds = intervalSeconds
+    self.hostRx = hostRx
+    self.hostTx = hostTx
+    self.peers = peers
+    self.streams = streams
+  }
 }

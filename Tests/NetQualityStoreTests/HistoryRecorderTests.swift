@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+import NetQualityStore
+import Synchronization
+import XCTest
+
+/// The recorder's thread against a file it cannot write, a full queue and a corrupt file; the
+/// assertions poll the counters up to a deadline, they never rely on a fixed sleep.
+final class HistoryRecorderTests: HistoryTestCase {
+  private let script = TickScript(tickCount: 20)
+  private let log = LogLines()
+  private static let deadlineSeconds = 10.0
+
+  /// The log lines a recorder wrote.
+  private final class LogLines: Sendable {
+    private let lines = Mutex<[(HistoryRecorder.LogLevel, String)]>([])
+
+    var all: [(HistoryRecorder.LogLevel, String)] { lines.withLock { $0 } }
+
+    func append(_ level: HistoryRecorder.LogLevel, _ line: String) {
+      lines.withLock { $0.append((level, line)) }
+    }
+  }
+
+  private func makeRecorder(_ path: String, queueCapacity: Int = 64) -> HistoryRecorder {
+    let log = self.log
+    let recorder = HistoryRecorder(
+      settings: HistoryRecorder.Settings(
+        path: path,
+        maintenance: HistoryMaintenance(
+          rawRetentionSeconds: 1e9, aggregateRetentionSeconds: 1e9, maxBytes: 0),
+        queueCapacity: queueCapacity, runName: "test-host", version: "test"),
+      log: { level, line in log.append(level, line) })
+    recorder.start()
+    return recorder
+  }
+
+  /// Polls `condition` until it holds or the deadline passes; returns whether it held.
+  private func eventually(_ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(Self.deadlineSeconds)
+    while Date() < deadline {
+      if condition() { return true }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    return condition()
+  }
+
+  private func stop(_ recorder: HistoryRecorder) {
+    XCTAssertTrue(recorder.stop(deadline: Date().addingTimeInterval(Self.deadlineSeconds)))
+  }
+
+  /// A path whose parent is a regular file: no directory can be made there, not even by root.
+  private func blockedPath() throws -> (blocker: String, path: String) {
+    let blocker = path("blocker")
+    try Data("not a directory".utf8).write(to: URL(fileURLWithPath: blocker))
+    return (blocker, blocker + "/history.sqlite")
+  }
+
+  func testUnwritablePathIsReportedOnceAndWritingResumesWhenItIsFixed() throws {
+    let (blocker, file) = try blockedPath()
+    let recorder = makeRecorder(file)
+    for tick in 0..<3 { recorder.record(script.tick(tick)) }
+
+    XCTAssertTrue(eventually { recorder.counters.fault != nil })
+    let failing = recorder.counters
+    XCTAssertEqual(failing.fault?.kind, .readOnly)
+    XCTAssertNotNil(failing.faultSince)
+    XCTAssertGreaterThanOrEqual(failing.errors[.readOnly] ?? 0, 1)
+    XCTAssertEqual(failing.ticksWritten, 0)
+    XCTAssertEqual(failing.queueLength, 3)
+    XCTAssertEqual(log.all.count, 1)
+    XCTAssertEqual(log.all.first?.0, .error)
+    XCTAssertTrue(log.all.first?.1.hasPrefix("history \(file): ") ?? false, "\(log.all)")
+    XCTAssertTrue(log.all.first?.1.contains("ticks are queued (64 at most)") ?? false)
+
+    try FileManager.default.removeItem(atPath: blocker)
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 3 })
+    XCTAssertTrue(eventually { recorder.counters.fault == nil })
+    XCTAssertNil(recorder.counters.faultSince)
+    XCTAssertEqual(recorder.counters.queueLength, 0)
+    XCTAssertEqual(recorder.counters.ticksDropped, 0)
+    XCTAssertEqual(log.all.count, 2)
+    XCTAssertEqual(log.all.last?.0, .info)
+    XCTAssertTrue(log.all.last?.1.contains("writing again after") ?? false, "\(log.all)")
+    XCTAssertTrue(log.all.last?.1.contains("of read_only (0 ticks dropped") ?? false)
+
+    for tick in 3..<5 { recorder.record(script.tick(tick)) }
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 5 })
+    stop(recorder)
+
+    let database = try HistoryDatabase.openForReading(path: file)
+    XCTAssertEqual(try count("ticks", in: database), 5)
+    XCTAssertEqual(try count("peer_ticks", in: database), 15)
+    XCTAssertEqual(try count("storage_events", in: database), 0)
+    XCTAssertEqual(recorder.counters.rowsWritten["peer_ticks"], 15)
+  }
+
+  func testFullQueueDropsTheOldestTicksAndTheFileRecordsTheGap() throws {
+    let (blocker, file) = try blockedPath()
+    let recorder = makeRecorder(file, queueCapacity: 4)
+    for tick in 0..<10 { recorder.record(script.tick(tick)) }
+    XCTAssertEqual(recorder.counters.ticksDropped, 6)
+    XCTAssertEqual(recorder.counters.queueLength, 4)
+    XCTAssertTrue(eventually { recorder.counters.fault != nil })
+
+    try FileManager.default.removeItem(atPath: blocker)
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 4 })
+    XCTAssertTrue(log.all.last?.1.contains("(6 ticks dropped since the agent started)") ?? false)
+    stop(recorder)
+
+    let database = try HistoryDatabase.openForReading(path: file)
+    try database.read { db in
+      XCTAssertEqual(
+        try Double.fetchAll(db, sql: "SELECT time FROM ticks ORDER BY time"),
+        (6..<10).map(script.time))
+      let gap = try XCTUnwrap(Row.fetchOne(db, sql: "SELECT time, kind, ticks FROM storage_events"))
+      XCTAssertEqual(gap[0] as Double, script.time(6))
+      XCTAssertEqual(gap[1] as String, "dropped")
+      XCTAssertEqual(gap[2] as Int64, 6)
+    }
+    XCTAssertEqual(try count("storage_events", in: database), 1)
+  }
+
+  func testCorruptFileIsMovedAsideAndANewOneStarted() throws {
+    let file = path("history.sqlite")
+    try Self.garbage.write(to: URL(fileURLWithPath: file))
+    let recorder = makeRecorder(file)
+    for tick in 0..<2 { recorder.record(script.tick(tick)) }
+
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 2 })
+    stop(recorder)
+    let counters = recorder.counters
+    XCTAssertEqual(counters.filesMovedAside, 1)
+    XCTAssertEqual(counters.errors[.corrupt], 1)
+    XCTAssertNil(counters.fault)
+
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+    let aside = names.filter { $0.hasPrefix("history.sqlite.corrupt-") }
+    XCTAssertEqual(aside.count, 1, "\(names)")
+    let moved = try Data(contentsOf: directory.appendingPathComponent(try XCTUnwrap(aside.first)))
+    XCTAssertEqual(moved, Self.garbage)
+    XCTAssertTrue(log.all.contains { $0.1.contains("corrupt; moved aside to \(file).corrupt-") })
+
+    let database = try HistoryDatabase.openForReading(path: file)
+    XCTAssertEqual(try count("ticks", in: database), 2)
+  }
+
+  func testStopWritesWhatIsQueuedAndRollsUpTheMinuteInProgress() throws {
+    let file = path("history.sqlite")
+    let recorder = makeRecorder(file)
+    for tick in 0..<script.tickCount { recorder.record(script.tick(tick)) }
+    stop(recorder)
+
+    let counters = recorder.counters
+    XCTAssertEqual(counters.ticksWritten, 20)
+    XCTAssertEqual(counters.queueLength, 0)
+    XCTAssertEqual(counters.rowsWritten["peer_ticks"], 60)
+    XCTAssertGreaterThan(counters.writeSecondsSum, 0)
+    XCTAssertGreaterThanOrEqual(counters.writeSecondsSum, counters.writeSecondsMax)
+    XCTAssertTrue(log.all.isEmpty, "\(log.all)")
+    let database = try HistoryDatabase.openForReading(path: file)
+    XCTAssertEqual(try count("ticks", in: database), 20)
+    XCTAssertEqual(try count("peer_minutes", in: database), 3)
+    XCTAssertEqual(try count("runs", in: database), 1)
+  }
+
+  func testQueueOfNoCapacityHoldsOneTick() throws {
+    // With 0, the first tick handed over took the first element of an empty queue: a crash.
+    let settings = HistoryRecorder.Settings(
+      path: path("history.sqlite"),
+      maintenance: HistoryMaintenance(
+        rawRetentionSeconds: 1e9, aggregateRetentionSeconds: 1e9, maxBytes: 0),
+      queueCapacity: 0, runName: "test-host", version: "test")
+    XCTAssertEqual(settings.queueCapacity, 1)
+    let recorder = HistoryRecorder(settings: settings, log: { _, _ in })
+    for tick in 0..<3 { recorder.record(script.tick(tick)) }
+    XCTAssertEqual(recorder.counters.queueLength, 1)
+    XCTAssertEqual(recorder.counters.ticksDropped, 2)
+    recorder.start()
+    stop(recorder)
+    XCTAssertEqual(recorder.counters.ticksWritten, 1)
+  }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+import NetQualityStore
+import XCTest
+
+/// A test case with a fresh temporary directory for its history files, removed afterwards.
+class HistoryTestCase: XCTestCase {
+  private(set) var directory = URL(fileURLWithPath: "/nonexistent")
+
+  override func setUpWithError() throws {
+    try super.setUpWithError()
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "netquality-store-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try FileManager.default.removeItem(at: directory)
+    try super.tearDownWithError()
+  }
+
+  /// 4,096 bytes that are no SQLite file (its header starts "SQLite format 3").
+  static let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 * 37 + 11) })
+
+  /// A path in the test's directory.
+  func path(_ name: String) -> String {
+    directory.appendingPathComponent(name).path
+  }
+
+  /// A new history file at `name`, migrated, with a writer for one run.
+  func makeWriter(_ name: String = "history.sqlite", startedAt: Double = TickScript.epoch)
+    throws -> HistoryWriter
+  {
+    let database = try HistoryDatabase.openForWriting(path: path(name))
+    return try HistoryWriter(
+      database: database, kind: "agent", name: "test-host", version: "test",
+      startedAt: startedAt)
+  }
+
+  /// The rows of `table`.
+  func count(_ table: String, in database: DatabaseQueue, where condition: String = "1")
+    throws -> Int
+  {
+    try database.read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table) WHERE \(condition)") ?? -1
+    }
+  }
+}
