@@ -6,10 +6,13 @@ import NetQualityStore
 import Synchronization
 
 /// What the agent shares between its capture threads, its ticker and its HTTP server: the
-/// engine behind a lock (captures feed it, the ticker closes windows), and what the last tick
-/// published (read by scrapes and the JSON API without touching the engine).
+/// engine's two halves behind locks of their own — the analyzer, which the captures feed and
+/// the ticker harvests (a copy of its counters, the only moment a tick holds the captures up),
+/// and the scorer, which the ticker scores harvests with and the probes feed — and what the
+/// last tick published (read by scrapes and the JSON API without touching either).
 public final class AgentState: Sendable {
-  public let engine: Mutex<Engine>
+  public let capture: Mutex<StreamAnalyzer>
+  public let scorer: Mutex<Scorer>
   let published = Mutex(Published())
   /// Where the ticker appends dashboard frames; a reload may swap it.
   let dashboard = Mutex<DashboardOutput?>(nil)
@@ -23,6 +26,8 @@ public final class AgentState: Sendable {
     var interfaces: [String: PrometheusExposition.Interface] = [:]
     var capture = CaptureCounters()
     var trackedStreams = 0
+    var streamSlots = 0
+    var tickTiming = TickTiming()
     var ready = false
     var status = AgentStatus()
     var metrics = HTTPServer.MetricsSettings(perStream: false, maxStreamSeries: 1000)
@@ -32,9 +37,17 @@ public final class AgentState: Sendable {
     var reflector: ReflectorCounters?
   }
 
+  /// Takes over `engine`'s two halves.
   public init(engine: Engine, history: HistoryRecorder? = nil) {
-    self.engine = Mutex(engine)
+    capture = Mutex(engine.analyzer)
+    scorer = Mutex(engine.scorer)
     self.history = history
+  }
+
+  /// Applies reloaded settings to both halves (see `Engine.reconfigure`).
+  func reconfigure(_ configuration: EngineConfiguration) {
+    scorer.withLock { $0.reconfigure(configuration) }
+    capture.withLock { $0.reconfigure(Scorer.analyzerConfiguration(configuration)) }
   }
 
   func update(_ body: (inout Published) -> Void) {

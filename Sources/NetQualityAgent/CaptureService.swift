@@ -71,8 +71,17 @@ public final class CaptureService: Service, Sendable {
     var capture: LiveCapture?
     var lastFailure: String?
     var linkUp: Bool?
+    let clock = ContinuousClock()
+    var nextLinkCheck = clock.now
     while !stopping.load(ordering: .relaxed) {
-      watchLink(interface, index: index, previous: &linkUp)
+      // The link state (a sysfs open and read) and the kernel's statistics (a getsockopt and
+      // the shared state's lock) once per poll interval, not once per batch of packets: under
+      // load that cost twice the packets' own work.
+      let housekeeping = clock.now >= nextLinkCheck
+      if housekeeping {
+        watchLink(interface, index: index, previous: &linkUp)
+        nextLinkCheck = clock.now.advanced(by: .milliseconds(Int(Self.pollMilliseconds)))
+      }
       if capture == nil {
         do {
           capture = try LiveCapture(interface: interface, options: options)
@@ -91,13 +100,15 @@ public final class CaptureService: Service, Sendable {
       }
       guard let live = capture else { continue }
       do {
-        // Wait outside the lock so the ticker and other captures get the engine meanwhile.
+        // Wait outside the lock so the ticker and other captures get the analyzer meanwhile.
         if try live.waitForPackets(timeoutMilliseconds: Self.pollMilliseconds) {
-          try state.engine.withLock { (engine: inout Engine) throws(CaptureError) in
-            _ = try live.dispatch(into: &engine, interfaceIndex: index)
+          try state.capture.withLock { (analyzer: inout StreamAnalyzer) throws(CaptureError) in
+            _ = try live.dispatch(into: &analyzer, interfaceIndex: index)
           }
         }
-        markInterface(interface, capturing: true, statistics: live.statistics())
+        if housekeeping {
+          markInterface(interface, capturing: true, statistics: live.statistics())
+        }
       } catch {
         logger.error("\(error.description); re-opening when it returns")
         capture = nil
@@ -118,8 +129,9 @@ public final class CaptureService: Service, Sendable {
     if first && up { return }
     let now = CaptureTime(nanosecondsSinceEpoch: TickService.wallClock())
     // The peers' link_down/link_up events reach the next tick's sinks (log, history, ...).
-    let peers = state.engine.withLock {
-      $0.linkChanged(interface: index, up: up, at: $0.correctedWallClock(now)).count
+    let corrected = state.capture.withLock { $0.correctedWallClock(now) }
+    let peers = state.scorer.withLock {
+      $0.linkChanged(interface: index, up: up, at: corrected).count
     }
     if up {
       logger.info("link up on \(interface) (\(peers) peers reached through it)")

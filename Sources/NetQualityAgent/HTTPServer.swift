@@ -94,6 +94,12 @@ enum HTTPServer {
       exposition.interfaces = published.interfaces.values.sorted { $0.name < $1.name }
       exposition.capture = published.capture
       exposition.trackedStreams = published.trackedStreams
+      exposition.streamSlots = published.streamSlots
+      let timing = published.tickTiming
+      exposition.tickDurations = [
+        ("harvest", timing.harvestSeconds), ("score", timing.scoreSeconds),
+        ("publish", timing.publishSeconds),
+      ]
       exposition.configReloadSuccessful = published.status.lastReloadSuccessful
       exposition.configReloadTime = published.status.lastReloadTime
       exposition.http = http.map {

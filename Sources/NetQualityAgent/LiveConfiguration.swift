@@ -103,7 +103,7 @@ public final class LiveConfiguration: Sendable {
 
   private func apply(_ configuration: AgentConfiguration, dashboard: DashboardOutput?) {
     let engine = configuration.engineConfiguration(interfaceNetworks: interfaceNetworks)
-    state.engine.withLock { $0.reconfigure(engine) }
+    state.reconfigure(engine)
     state.dashboard.withLock { $0 = dashboard }
     running.withLock { $0 = configuration }
     state.update { published in

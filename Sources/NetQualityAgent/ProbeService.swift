@@ -146,8 +146,8 @@ public final class ProbeService: Service, Sendable {
         sender.settle(now: WallClock.now()) { samples.append($0) }
       }
       if !samples.isEmpty {
-        state.engine.withLock { engine in
-          for sample in samples { engine.record(probe: sample) }
+        state.scorer.withLock { scorer in
+          for sample in samples { scorer.record(probe: sample) }
         }
         samples.removeAll(keepingCapacity: true)
       }

@@ -13,6 +13,11 @@ import Synchronization
 public final class TickService: Service, Sendable {
   let state: AgentState
   let sinks: [any TickSink]
+  /// The harvest buffer, reused by every tick.
+  private let harvest = Mutex(StreamHarvest())
+  /// How long the previous tick took to publish (published with the next one: a publication
+  /// cannot carry its own duration).
+  private let lastPublishSeconds = Atomic<Double>(0)
 
   init(state: AgentState, sinks: [any TickSink]) {
     self.state = state
@@ -22,7 +27,7 @@ public final class TickService: Service, Sendable {
   public func run() async throws {
     while !Task.isCancelled && !Task.isShuttingDownGracefully {
       let interval = CaptureTime.nanoseconds(
-        state.engine.withLock { $0.configuration.tickIntervalSeconds })
+        state.scorer.withLock { $0.configuration.tickIntervalSeconds })
       let now = Self.wallClock()
       let next = (now / interval + 1) * interval
       do {
@@ -36,15 +41,40 @@ public final class TickService: Service, Sendable {
     }
   }
 
+  /// Closes a window: harvests the analyzer's counters under the capture lock (a copy: the only
+  /// moment the captures wait), then scores the harvest and publishes the result while capture
+  /// goes on.
   func tick(at time: CaptureTime) {
-    let publication = state.engine.withLock { engine in
-      TickPublication(
-        result: engine.tick(atWallClock: time), alerts: engine.firingAlerts,
-        capture: engine.analyzer.captureCounters, trackedStreams: engine.analyzer.liveStreamCount)
+    let clock = ContinuousClock()
+    let started = clock.now
+    let cutoff = state.scorer.withLock { $0.forgetCutoff(at: time) }
+    let (now, harvested) = harvest.withLock { harvest in
+      let now = state.capture.withLock { analyzer in
+        let now = analyzer.correctTick(time)
+        analyzer.harvest(into: &harvest, forgetSilentSince: cutoff)
+        return now
+      }
+      return (now, harvest)
     }
-    var withAgentAlerts = publication
-    withAgentAlerts.alerts += agentAlerts()
-    for sink in sinks { sink.publish(withAgentAlerts) }
+    let harvestEnded = clock.now
+    var publication = state.scorer.withLock { scorer in
+      TickPublication(
+        result: scorer.tick(at: now, harvest: harvested), alerts: scorer.firingAlerts,
+        capture: harvested.capture, trackedStreams: harvested.liveStreams,
+        streamSlots: harvested.streamSlots)
+    }
+    let scoreEnded = clock.now
+    publication.alerts += agentAlerts()
+    publication.timing = TickTiming(
+      harvestSeconds: Self.seconds(harvestEnded - started),
+      scoreSeconds: Self.seconds(scoreEnded - harvestEnded),
+      publishSeconds: lastPublishSeconds.load(ordering: .relaxed))
+    for sink in sinks { sink.publish(publication) }
+    lastPublishSeconds.store(Self.seconds(clock.now - scoreEnded), ordering: .relaxed)
+  }
+
+  static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
   }
 
   /// The agent's own alerts, beside the engine's per-peer ones: the history failing to write.

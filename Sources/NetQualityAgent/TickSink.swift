@@ -6,7 +6,19 @@ struct TickPublication: Sendable {
   var result: Engine.TickResult
   var alerts: [Alert]
   var capture: CaptureCounters
+  /// Live streams, and the slots of the analyzer's stream arrays (live plus free for reuse).
   var trackedStreams: Int
+  var streamSlots = 0
+  var timing = TickTiming()
+}
+
+/// How long the last tick took: the harvest (the captures held up) and the scoring (capture
+/// going on meanwhile), for `netquality_tick_duration_seconds`.
+struct TickTiming: Sendable {
+  var harvestSeconds = 0.0
+  var scoreSeconds = 0.0
+  /// Handing the result to every sink (the HTTP state, the dashboard, the log, the history).
+  var publishSeconds = 0.0
 }
 
 /// A consumer of ticks: the HTTP state, the dashboard, the log, the history. Each takes the

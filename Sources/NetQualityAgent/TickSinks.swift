@@ -14,6 +14,8 @@ struct PublishedStateSink: TickSink {
       published.alerts = tick.alerts
       published.capture = tick.capture
       published.trackedStreams = tick.trackedStreams
+      published.streamSlots = tick.streamSlots
+      published.tickTiming = tick.timing
     }
   }
 }

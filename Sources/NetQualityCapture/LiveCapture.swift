@@ -96,13 +96,13 @@ public final class LiveCapture {
     return true
   }
 
-  /// Reads every packet ready now into `engine`, as captured on interface number `index`.
-  public func dispatch(into engine: inout Engine, interfaceIndex index: UInt8 = 0)
+  /// Reads every packet ready now into `analyzer`, as captured on interface number `index`.
+  public func dispatch(into analyzer: inout StreamAnalyzer, interfaceIndex index: UInt8 = 0)
     throws(CaptureError) -> Int
   {
-    let count = withUnsafeMutablePointer(to: &engine) { pointer in
+    let count = withUnsafeMutablePointer(to: &analyzer) { pointer in
       var context = LiveContext(
-        engine: pointer, linkType: linkType, nanoseconds: nanosecondTimestamps, interface: index)
+        analyzer: pointer, linkType: linkType, nanoseconds: nanosecondTimestamps, interface: index)
       return withUnsafeMutablePointer(to: &context) { contextPointer in
         contextPointer.withMemoryRebound(to: UInt8.self, capacity: 1) { user in
           pcap_dispatch(handle, -1, liveCallback, user)
@@ -145,7 +145,7 @@ public final class LiveCapture {
 }
 
 private struct LiveContext {
-  let engine: UnsafeMutablePointer<Engine>
+  let analyzer: UnsafeMutablePointer<StreamAnalyzer>
   let linkType: LinkType
   let nanoseconds: Bool
   let interface: UInt8
@@ -161,7 +161,7 @@ private func liveCallback(
   let time = CaptureTime(
     seconds: Int64(header.pointee.ts.tv_sec),
     nanoseconds: context.pointee.nanoseconds ? fraction : fraction * 1000)
-  context.pointee.engine.pointee.ingest(
+  context.pointee.analyzer.pointee.ingest(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
     originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time,
     interface: context.pointee.interface)

@@ -48,6 +48,10 @@ public struct PrometheusExposition {
   public var interfaces: [Interface] = []
   public var capture = CaptureCounters()
   public var trackedStreams = 0
+  /// Slots of the engine's stream arrays: live streams plus free slots awaiting reuse.
+  public var streamSlots = 0
+  /// The last tick's phases and how long each took, seconds (harvest, score, publish).
+  public var tickDurations: [(phase: String, seconds: Double)] = []
   public var perStream = false
   public var maxStreamSeries = 1000
   public var configReloadSuccessful = true
@@ -308,6 +312,16 @@ public struct PrometheusExposition {
   private func engineMetrics(into out: inout Writer) {
     out.family("netquality_streams", .gauge, "RTP streams tracked (validated and candidates).")
     out.sample("netquality_streams", [], Double(trackedStreams))
+    out.family(
+      "netquality_stream_slots", .gauge,
+      "Slots of the stream table: live streams plus free slots awaiting reuse.")
+    out.sample("netquality_stream_slots", [], Double(streamSlots))
+    out.family(
+      "netquality_tick_duration_seconds", .gauge,
+      "How long the last tick took, by phase: harvest (captures held up), score, publish.")
+    for (phase, seconds) in tickDurations {
+      out.sample("netquality_tick_duration_seconds", [("phase", phase)], seconds)
+    }
     out.family("netquality_packets_total", .counter, "Frames handed to the engine.")
     out.sample("netquality_packets_total", [], Double(capture.frames))
     out.family("netquality_rtcp_packets_total", .counter, "RTCP compound packets seen.")

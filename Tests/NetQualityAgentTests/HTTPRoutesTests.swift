@@ -18,6 +18,14 @@ final class HTTPRoutesTests: XCTestCase {
 
   /// An agent state that has ticked over 4 s of a clean G.711 call from the remote peer.
   static func tickedState() -> AgentState {
+    let (engine, result) = tickedEngine()
+    let state = AgentState(engine: engine)
+    state.update { $0.lastTick = result }
+    return state
+  }
+
+  /// The engine behind `tickedState`, and its last tick.
+  static func tickedEngine() -> (Engine, Engine.TickResult) {
     var configuration = EngineConfiguration()
     configuration.localNetworks = [NetworkPrefix("192.0.2.0/24")].compactMap { $0 }
     var engine = Engine(configuration: configuration)
@@ -37,9 +45,7 @@ final class HTTPRoutesTests: XCTestCase {
       }
     }
     result = engine.tick(at: CaptureTime(nanosecondsSinceEpoch: start + 4_000_000_000))
-    let state = AgentState(engine: engine)
-    state.update { $0.lastTick = result }
-    return state
+    return (engine, result)
   }
 
   func test(

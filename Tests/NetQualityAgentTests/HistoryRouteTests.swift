@@ -23,7 +23,7 @@ final class HistoryRouteTests: XCTestCase {
 
   /// The routes' ticked state, with a recorder that has written its three ticks.
   func recordedState() throws -> (AgentState, [Engine.TickResult]) {
-    let ticked = HTTPRoutesTests.tickedState()
+    var (engine, _) = HTTPRoutesTests.tickedEngine()
     let recorder = HistoryRecorder(
       settings: .init(
         path: directory.appendingPathComponent("history.db").path,
@@ -31,14 +31,14 @@ final class HistoryRouteTests: XCTestCase {
           rawRetentionSeconds: .infinity, aggregateRetentionSeconds: .infinity, maxBytes: 0),
         runName: "test", version: "test"),
       log: { _, _ in })
-    let state = AgentState(engine: ticked.engine.withLock { $0 }, history: recorder)
+    let state = AgentState(engine: engine, history: recorder)
     recorder.start()
     var results: [Engine.TickResult] = []
     // The ticked state's call started at 1,767,225,600 s and its last tick was 4 s in.
     for offset in [6.0, 8.0, 10.0] {
       let time = CaptureTime(
         nanosecondsSinceEpoch: CaptureTime.nanoseconds(1_767_225_600 + offset))
-      let result = state.engine.withLock { $0.tick(at: time) }
+      let result = engine.tick(at: time)
       results.append(result)
       recorder.record(HistoryTick(result))
     }

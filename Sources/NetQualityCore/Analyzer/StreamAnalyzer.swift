@@ -63,6 +63,11 @@ public struct StreamAnalyzer: Sendable {
     self.configuration = configuration
   }
 
+  /// Applies reloaded settings; every stream is kept (see `configuration`).
+  public mutating func reconfigure(_ newConfiguration: Configuration) {
+    configuration = newConfiguration
+  }
+
   /// Feeds one captured frame. `frame` holds the captured bytes, `originalLength` the length on
   /// the wire.
   /// Feeds a frame captured on interface number `interface` (the agent's index of its capture
@@ -93,6 +98,18 @@ public struct StreamAnalyzer: Sendable {
   /// the packet with `ingest(frame:originalLength:linkType:atCorrected:)` then.
   public mutating func correctTime(_ time: CaptureTime) -> CaptureTime {
     clock.correct(time)
+  }
+
+  /// The live agent's tick at wall-clock time `time`, on the corrected clock: the same clock
+  /// that stamps the packets, so a step of it shifts the tick like the packets.
+  public mutating func correctTick(_ time: CaptureTime) -> CaptureTime {
+    clock.correctTick(time)
+  }
+
+  /// A wall-clock time on the corrected clock, for events the capture threads time themselves
+  /// (a link going down).
+  public func correctedWallClock(_ time: CaptureTime) -> CaptureTime {
+    time.advanced(byNanoseconds: clock.offsetNanoseconds)
   }
 
   /// Feeds a frame whose time `correctTime` already gave.

@@ -24,7 +24,7 @@ extension Engine {
   /// the input, so a call whose end was signalled in the clear (a DTLS alert, a TURN release)
   /// with nothing after it has ended, without waiting for the grace the live agent waits.
   public mutating func finishReplay(schedule: inout TickSchedule, onTick: (TickResult) -> Void) {
-    inputEnded = true
+    markInputEnded()
     if let last = schedule.final() { onTick(tick(at: last)) }
   }
 }

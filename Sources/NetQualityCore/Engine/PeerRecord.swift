@@ -14,6 +14,9 @@ struct PeerRecord {
   /// When the peer last recovered from an outage: receiver reports soon after it describe the
   /// outage, not the path now.
   var recoveredAt: CaptureTime?
+  /// The capture interfaces the peer's streams were seen on at the last tick: a link going
+  /// down takes these peers down at once (`Scorer.linkChanged`).
+  var interfaces: Set<UInt8> = []
 
   init(firstSeen: CaptureTime) {
     tracker = ConnectionTracker(firstSeen: firstSeen)

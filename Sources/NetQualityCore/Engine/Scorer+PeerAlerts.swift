@@ -1,4 +1,4 @@
-extension Engine {
+extension Scorer {
   /// The alert rules on the peer's snapshot: all resolved when its call ended.
   mutating func alertEvents(_ snapshot: PeerSnapshot, now: CaptureTime) -> [EngineEvent] {
     let name = snapshot.peer

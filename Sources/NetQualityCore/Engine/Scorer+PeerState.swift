@@ -1,4 +1,4 @@
-extension Engine {
+extension Scorer {
   /// Advances a peer's connection state to `now` on everything that shows it alive: its RTP
   /// and RTCP, and its reflector's answers to our probes. Returns the state (before a link
   /// that is down overrides it) and the events of its transitions.

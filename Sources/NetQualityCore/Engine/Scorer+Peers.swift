@@ -1,4 +1,4 @@
-extension Engine {
+extension Scorer {
   /// Brings one peer up to `now`: its connection state, each direction's score (from its RTP
   /// streams, its probes, or both) and its alert rules.
   mutating func updatePeer(
@@ -31,6 +31,7 @@ extension Engine {
     default:
       break
     }
+    record.interfaces = window.interfaces
     peers[name] = record
 
     let snapshot = PeerSnapshot(

@@ -1,4 +1,4 @@
-extension Engine {
+extension Scorer {
   /// Feeds one settled probe (see `ProbeSample`): its target's address is a peer, alive while
   /// the reflector answers, whether or not it carries RTP.
   public mutating func record(probe sample: ProbeSample) {

@@ -1,4 +1,4 @@
-extension Engine {
+extension Scorer {
   /// The peer's round trip: RTCP's while fresh; failing that (SRTCP) the ICE checks'; failing
   /// that the window's probes'.
   func roundTrip(_ window: PeerWindow, probe: ProbeSnapshot?, now: CaptureTime)

@@ -1,0 +1,140 @@
+/// A peer's streams in one window, gathered before scoring.
+struct PeerWindow {
+  var rxAudio = (packets: Int64(0), expected: Int64(0), lost: Int64(0))
+  var rxVideo = (packets: Int64(0), expected: Int64(0), lost: Int64(0))
+  var rxJitterMilliseconds: Double?
+  var rxBitsPerSecond = 0.0
+  var rxLastArrival: CaptureTime?
+  var rxResumedAt: CaptureTime?
+  /// The latest RTCP from any of the peer's addresses, and the longest silence its cadence
+  /// allows (the largest over those addresses).
+  var lastRTCP: CaptureTime?
+  var rtcpAllowanceSeconds: Double?
+  /// Capture interfaces the peer's streams were seen on.
+  var interfaces: Set<UInt8> = []
+  var rxGoodbye: CaptureTime?
+  var rxStreamsEnded = 0
+  var rxStreams = 0
+  var txPackets: Int64 = 0
+  var txLastArrival: CaptureTime?
+  var txPacketsTotal: Int64 = 0
+  var rxPacketsTotal: Int64 = 0
+  var rxLostTotal: Int64 = 0
+  var txVideo = false
+  /// Repair packets (window, cumulative), kept out of the media figures.
+  var rxRetransmitted: (window: Int64, total: Int64) = (0, 0)
+  var txRetransmitted: (window: Int64, total: Int64) = (0, 0)
+  var rxFEC: (window: Int64, total: Int64) = (0, 0)
+  /// Receiver reports about our streams to the peer: the latest of each.
+  var txFeedback:
+    [(time: CaptureTime, since: CaptureTime?, fractionLost: Double, jitterMilliseconds: Double?)] =
+      []
+  var roundTrip: (time: CaptureTime, milliseconds: Double)?
+  /// The newest ICE check round trip to the peer's addresses (for calls whose RTCP is SRTCP).
+  var stunRoundTrip: (time: CaptureTime, milliseconds: Double)?
+  /// The latest clear end-of-call signal (DTLS alert, TURN release) on the peer's addresses.
+  var sessionEnd: SessionEnd?
+  var streams = 0
+
+  mutating func add(
+    _ window: StreamWindow, counters: StreamCounters, rtcp: RTCPCadence?,
+    stun: RoundTripStatistics?, end: SessionEnd?
+  ) {
+    streams += 1
+    if let seconds = stun?.lastSeconds, let time = stun?.lastTime,
+      stunRoundTrip.map({ time > $0.time }) ?? true
+    {
+      stunRoundTrip = (time, seconds * 1000)
+    }
+    if let end, sessionEnd.map({ end.time > $0.time }) ?? true { sessionEnd = end }
+    if let rtcp {
+      lastRTCP = max(lastRTCP ?? rtcp.last, rtcp.last)
+      rtcpAllowanceSeconds = max(
+        rtcpAllowanceSeconds ?? rtcp.allowanceSeconds, rtcp.allowanceSeconds)
+    }
+    interfaces.insert(counters.interface)
+    if counters.role != .media {
+      addRepair(window, counters: counters)
+      return
+    }
+    switch window.direction {
+    case .rx:
+      rxStreams += 1
+      if counters.isVideo {
+        rxVideo.packets += window.packets
+        rxVideo.expected += window.expected
+        rxVideo.lost += window.lostChange
+      } else {
+        rxAudio.packets += window.packets
+        rxAudio.expected += window.expected
+        rxAudio.lost += window.lostChange
+      }
+      if let jitter = window.jitterMilliseconds, window.packets > 0 {
+        rxJitterMilliseconds = max(rxJitterMilliseconds ?? 0, jitter)
+      }
+      rxBitsPerSecond += window.bitsPerSecond
+      rxLastArrival = max(rxLastArrival ?? counters.lastArrival, counters.lastArrival)
+      if window.packets > 0 {
+        rxResumedAt = min(rxResumedAt ?? counters.resumedAt, counters.resumedAt)
+      }
+      rxPacketsTotal += window.packetsTotal
+      rxLostTotal += window.lostTotal
+      if let bye = counters.feedback.goodbyeTime, bye >= counters.lastArrival {
+        rxStreamsEnded += 1
+        rxGoodbye = max(rxGoodbye ?? bye, bye)
+      }
+    default:
+      // The peer's round trip: its receiver reports about our streams, timed against our own
+      // sender reports (RFC 3550 section 6.4.1), cross the network both ways from where we
+      // capture. The samples of the peer's streams (our reports about them) measure the loop
+      // from the capture point through this host and back, close to 0 on a host capture:
+      // they stay the stream's `rtt_ms`, never the peer's.
+      if let sample = counters.feedback.roundTrip.lastSeconds,
+        let time = counters.feedback.roundTrip.lastTime,
+        roundTrip.map({ time > $0.time }) ?? true
+      {
+        roundTrip = (time, sample * 1000)
+      }
+      txPackets += window.packets
+      txPacketsTotal += window.packetsTotal
+      txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)
+      txVideo = txVideo || counters.isVideo
+      if let time = counters.feedback.lastReportTime,
+        let fraction = counters.feedback.lastFractionLost
+      {
+        let jitter = zip(counters.feedback.lastJitterTimestampUnits, counters.clockRateHz).map {
+          Double($0.0) / Double($0.1) * 1000
+        }
+        txFeedback.append((time, counters.feedback.previousReportTime, fraction, jitter))
+      }
+    }
+  }
+}
+
+extension PeerWindow {
+  /// A repair stream: its packets count as repairs, its arrivals as the peer's activity; its
+  /// jitter (the age of what it repairs) and loss stay out of the peer's figures.
+  fileprivate mutating func addRepair(_ window: StreamWindow, counters: StreamCounters) {
+    switch (window.direction, counters.role) {
+    case (.rx, .fec):
+      rxFEC.window += window.packets
+      rxFEC.total += window.packetsTotal
+    case (.rx, _):
+      rxRetransmitted.window += window.packets
+      rxRetransmitted.total += window.packetsTotal
+    default:
+      txRetransmitted.window += window.packets
+      txRetransmitted.total += window.packetsTotal
+    }
+    if window.direction == .rx {
+      rxLastArrival = max(rxLastArrival ?? counters.lastArrival, counters.lastArrival)
+    } else {
+      txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)
+    }
+  }
+}
+
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+  guard let a, let b else { return nil }
+  return (a, b)
+}

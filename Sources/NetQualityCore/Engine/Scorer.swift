@@ -1,0 +1,202 @@
+/// The engine's second half: every tick it turns a harvest of the analyzer's counters
+/// (`StreamHarvest`) into windows, per-peer tx/rx levels, connection states and alerts, and
+/// keeps what it needs between ticks (each stream's counters at the previous tick, each peer's
+/// pooled windows and state, the probe sessions, the alerts).
+///
+/// Pure like the analyser: time comes only from the harvests and the `tick` calls. `Engine`
+/// runs both halves in turn (a replay); the live agent keeps them under separate locks, so
+/// capture goes on while a tick is scored.
+public struct Scorer: Sendable {
+  public private(set) var configuration: EngineConfiguration
+  var alerts: AlertEvaluator
+  var peers: [String: PeerRecord] = [:]
+  var baselines: [StreamBaseline] = []
+  var streamTrackers: [ConnectionTracker?] = []
+  /// Probe sessions (see `record(probe:)`), and their indices by reflector: in an array, whose
+  /// elements are changed in place, where a dictionary's modify accessor would put a value this
+  /// large on the heap for every probe.
+  var probeSessions = ContiguousArray<ProbeTracker>()
+  var probeSessionIndex: [Endpoint: Int] = [:]
+  var previousTick: CaptureTime?
+  /// Capture interfaces whose link is down, since when.
+  var linksDown: [UInt8: CaptureTime] = [:]
+  /// Events that happened between ticks (a link going down): the next tick reports them with
+  /// its own, so every consumer of ticks sees them.
+  var pendingEvents: [EngineEvent] = []
+  /// The replay reached the end of its input (see `Engine.finishReplay`).
+  var inputEnded = false
+
+  public init(configuration: EngineConfiguration = EngineConfiguration()) {
+    self.configuration = configuration
+    alerts = AlertEvaluator(rules: configuration.alertRules)
+  }
+
+  /// Applies new settings (a configuration reload) keeping every peer and alert: the quality
+  /// model, timers, local networks and alert rules take effect at the next tick.
+  public mutating func reconfigure(_ newConfiguration: EngineConfiguration) {
+    configuration = newConfiguration
+    alerts.rules = newConfiguration.alertRules
+  }
+
+  /// The analyser's part of the settings: its own, with the engine's local networks.
+  public static func analyzerConfiguration(_ configuration: EngineConfiguration)
+    -> StreamAnalyzer.Configuration
+  {
+    var result = configuration.analyzer
+    result.localNetworks = configuration.localNetworks
+    return result
+  }
+
+  /// Streams silent since this time are forgotten at the tick at `now`: silent for the timeout
+  /// and the grace after it (memory stays bounded however long the agent runs).
+  public func forgetCutoff(at now: CaptureTime) -> CaptureTime {
+    now.advanced(
+      bySeconds:
+        -(configuration.timers.timeoutAfterSeconds + configuration.forgetAfterTimeoutSeconds))
+  }
+
+  /// No peer and no probe session left.
+  public var isIdle: Bool { peers.isEmpty && probeSessions.isEmpty }
+
+  /// Ticks up to `time` were skipped while the engine was idle (a replay over a long silence):
+  /// the next window starts there, not at the last tick before the silence.
+  public mutating func skipTicks(through time: CaptureTime) {
+    previousTick = time
+  }
+
+  /// The replay reached the end of its input: a call whose end was signalled in the clear has
+  /// ended at the next tick, without the grace the live agent waits.
+  mutating func markInputEnded() { inputEnded = true }
+
+  /// A capture interface lost or regained its link. Peers reached only through interfaces
+  /// that are down are down at once (level 6, state disconnected) from the next tick, without
+  /// waiting for the 12 s of silence; the events for the peers whose streams were last seen on
+  /// it come back now.
+  public mutating func linkChanged(interface: UInt8, up: Bool, at time: CaptureTime)
+    -> [EngineEvent]
+  {
+    if up {
+      guard linksDown.removeValue(forKey: interface) != nil else { return [] }
+    } else {
+      guard linksDown[interface] == nil else { return [] }
+      linksDown[interface] = time
+    }
+    let affected = peers.filter { $0.value.interfaces.contains(interface) }.keys.sorted()
+    let events = affected.map {
+      EngineEvent(time: time, kind: up ? .linkUp : .linkDown, peer: $0)
+    }
+    pendingEvents += events
+    return events
+  }
+
+  /// The alerts firing now.
+  public var firingAlerts: [Alert] {
+    alerts.firing.values.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+  }
+
+  /// Closes the window that ends at `now`, from the analyzer's counters harvested at `now`.
+  public mutating func tick(at now: CaptureTime, harvest: StreamHarvest) -> Engine.TickResult {
+    let interval =
+      previousTick.map { max(0, now.seconds(since: $0)) } ?? configuration.tickIntervalSeconds
+    previousTick = now
+    var windows: [StreamWindow] = []
+    windows.reserveCapacity(harvest.streams.count)
+    var byPeer: [String: PeerWindow] = [:]
+    for stream in harvest.streams {
+      let window = streamWindow(stream, now: now, interval: interval)
+      windows.append(window)
+      byPeer[configuration.peerName(stream.peer), default: PeerWindow()].add(
+        window, counters: stream.counters, rtcp: stream.peerCadence, stun: stream.peerSTUN,
+        end: stream.peerEnd)
+    }
+    // Peers with no stream or probe left are forgotten with their streams.
+    let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now))
+    var events = pendingEvents
+    pendingEvents.removeAll()
+    var snapshots: [PeerSnapshot] = []
+    snapshots.reserveCapacity(byPeer.count + probed.count)
+    for name in Set(byPeer.keys).union(probed.keys).sorted() {
+      let (snapshot, peerEvents) = updatePeer(
+        name, byPeer[name] ?? PeerWindow(), probe: probed[name], now: now)
+      snapshots.append(snapshot)
+      events += peerEvents
+    }
+    for name in peers.keys where byPeer[name] == nil && probed[name] == nil {
+      peers[name] = nil
+      for alert in alerts.resolveAll(peer: name, at: now) {
+        events.append(
+          EngineEvent(time: now, kind: .alertResolved, peer: name, previousState: nil, alert: alert)
+        )
+      }
+    }
+    let active = snapshots.filter {
+      [.connected, .held, .interrupted, .disconnected].contains($0.state)
+    }
+    let snapshot = Snapshot(
+      time: now, intervalSeconds: interval,
+      hostRx: active.reduce(QualityLevel.unknown) { $0.worse($1.rx.level) },
+      hostTx: active.reduce(QualityLevel.unknown) { $0.worse($1.tx.level) },
+      peers: snapshots, streams: windows)
+    events.sort { ($0.time, $0.peer) < ($1.time, $1.peer) }
+    return Engine.TickResult(snapshot: snapshot, events: events)
+  }
+
+  /// The window of one stream since the previous tick.
+  private mutating func streamWindow(
+    _ stream: StreamHarvest.Stream, now: CaptureTime, interval: Double
+  )
+    -> StreamWindow
+  {
+    let (index, counters, direction) = (stream.index, stream.counters, stream.direction)
+    while baselines.count <= index {
+      baselines.append(StreamBaseline())
+      streamTrackers.append(nil)
+    }
+    if baselines[index].firstArrival != counters.firstArrival {
+      // A new stream in a forgotten one's slot: start from zero.
+      baselines[index] = StreamBaseline(firstArrival: counters.firstArrival)
+      streamTrackers[index] = nil
+    }
+    let before = baselines[index]
+    baselines[index] = StreamBaseline(
+      firstArrival: counters.firstArrival, expected: counters.expected,
+      counted: counters.countedPackets,
+      silenceLoss: counters.silenceLoss, packets: counters.packets,
+      duplicates: counters.duplicates, late: counters.late, payloadBytes: counters.payloadBytes)
+    // Packets lost across an outage are the outage's, reported as a connection state: they
+    // neither count as expected nor as lost in the window after it.
+    let outage = counters.silenceLoss - before.silenceLoss
+    let expected = counters.expected - before.expected - outage
+    // A late packet may fill a gap counted in an earlier window: the signed change is pooled
+    // (so it refunds that loss), the window shows no less than 0.
+    let lostChange = expected - (counters.countedPackets - before.counted)
+    let lost = max(0, lostChange)
+    var tracker = streamTrackers[index] ?? ConnectionTracker(firstSeen: counters.lastArrival)
+    let activity = max(
+      counters.lastArrival, counters.feedback.lastSenderRTCPTime ?? counters.lastArrival)
+    // The sender's own RTCP keeps a stream alive and on hold while its media is silent.
+    var control: ConnectionTracker.Control?
+    if let lastRTCP = counters.feedback.lastSenderRTCPTime, let cadence = stream.senderCadence {
+      control = ConnectionTracker.Control(
+        lastMedia: counters.lastArrival, lastRTCP: lastRTCP,
+        allowanceSeconds: cadence.allowanceSeconds)
+    }
+    _ = tracker.advance(
+      to: now, lastActivity: activity, resumedAt: counters.resumedAt,
+      endedAt: counters.feedback.goodbyeTime, control: control, timers: configuration.timers)
+    streamTrackers[index] = tracker
+    let roundTrip = counters.feedback.roundTrip.lastSeconds.map { $0 * 1000 }
+    let window = StreamWindow(
+      key: counters.key, direction: direction, role: counters.role,
+      packets: counters.packets - before.packets,
+      expected: expected, lost: lost, lostChange: lostChange,
+      lossRatio: expected > 0 ? Double(lost) / Double(expected) : 0,
+      duplicates: counters.duplicates - before.duplicates, late: counters.late - before.late,
+      bitsPerSecond: interval > 0
+        ? Double(counters.payloadBytes - before.payloadBytes) * 8 / interval : 0,
+      jitterMilliseconds: counters.windowMaxJitterSeconds.map { $0 * 1000 },
+      roundTripMilliseconds: roundTrip, packetsTotal: counters.packets,
+      lostTotal: max(0, counters.expected - counters.countedPackets), state: tracker.state)
+    return window
+  }
+}
