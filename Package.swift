@@ -29,6 +29,12 @@ let package = Package(
       pkgConfig: "libpcap",
       providers: [.apt(["libpcap-dev"])]
     ),
+    // zlib from the system (Debian: zlib1g-dev), for gzip-encoded scrapes.
+    .systemLibrary(
+      name: "CZlib",
+      pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"])]
+    ),
     // The engine: pure, no I/O, no clock.
     .target(name: "NetQualityCore"),
     // Capture shells: pcap/pcapng files through libpcap.
@@ -61,7 +67,7 @@ let package = Package(
       dependencies: ["NetQualityCore", .product(name: "Crypto", package: "swift-crypto")]
     ),
     // Rendering of engine results for people and programs.
-    .target(name: "NetQualityExport", dependencies: ["NetQualityCore"]),
+    .target(name: "NetQualityExport", dependencies: ["NetQualityCore", "CZlib"]),
     // The SQLite history (GRDB over the system libsqlite3, Debian libsqlite3-dev): per-tick
     // rows, events and alerts, written off the hot path, retained and downsampled, queried.
     .target(
@@ -110,7 +116,7 @@ let package = Package(
     .testTarget(
       name: "NetQualityProbeTests", dependencies: ["NetQualityProbe", "NetQualityCore"]),
     .testTarget(
-      name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore"]),
+      name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore", "CZlib"]),
     // The history on temporary files: migrations, writing, rollup and retention, reports,
     // output formats, the recorder's faults.
     .testTarget(
@@ -126,7 +132,7 @@ let package = Package(
     .testTarget(
       name: "NetQualityAgentTests",
       dependencies: [
-        "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore",
+        "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore", "CZlib",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what netquality needs on Debian/Ubuntu, and only what is missing:
-# libpcap-dev, libsqlite3-dev (the history, through GRDB) and pkg-config, plus any Debian
+# libpcap-dev, libsqlite3-dev (the history, through GRDB), zlib1g-dev (gzip-encoded scrapes)
+# and pkg-config, plus any Debian
 # packages named as arguments (tests pass tshark, tmux, ...). Swift itself (6.1 or later) must
 # already be on PATH.
 set -euo pipefail
@@ -14,6 +15,7 @@ missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 [ -e /usr/include/pcap/pcap.h ] || missing+=(libpcap-dev)
 [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+[ -e /usr/include/zlib.h ] || missing+=(zlib1g-dev)
 for package in "$@"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done

@@ -30,7 +30,9 @@ public final class AgentState: Sendable {
     var tickTiming = TickTiming()
     var ready = false
     var status = AgentStatus()
-    var metrics = HTTPServer.MetricsSettings(perStream: false, maxStreamSeries: 1000)
+    var metrics = HTTPServer.MetricsSettings()
+    /// The tick's part of the exposition, rendered once per tick (`PublishedStateSink`).
+    var tickMetrics: String?
     var lastRenderSeconds: Double?
     /// Answers the probe senders refused, by target; what the reflector did.
     var probeSenders: [String: ProbeSender.Counters] = [:]

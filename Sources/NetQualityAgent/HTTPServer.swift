@@ -37,7 +37,11 @@ enum HTTPServer {
   > {
     let router = Router(options: .autoGenerateHeadEndpoints)
     router.add(middleware: MethodMiddleware(paths: paths))
-    router.get("/metrics") { _, _ in metrics(state, http: registry?.counters) }
+    router.get("/metrics") { request, _ in
+      metrics(
+        state, http: registry?.counters,
+        gzip: Gzip.isAccepted(by: request.headers[.acceptEncoding]))
+    }
     router.get("/-/healthy") { _, _ in text("OK\n") }
     router.get("/-/ready") { _, _ -> Response in
       state.read(\.ready)
@@ -80,13 +84,33 @@ enum HTTPServer {
   }
 
   struct MetricsSettings: Sendable {
-    var perStream: Bool
-    var maxStreamSeries: Int
+    var perStream = false
+    var maxStreamSeries = 1000
+    var maxPeerSeries = 200
+    var pinnedPeers: Set<String> = []
   }
 
-  static func metrics(_ state: AgentState, http: ConnectionRegistry.Counters?) -> Response {
+  /// The tick's part of the exposition (see `PrometheusExposition.renderTickSection`), rendered
+  /// once per tick by `PublishedStateSink` rather than at every scrape.
+  static func tickMetrics(
+    _ result: Engine.TickResult, alerts: [Alert], settings: MetricsSettings
+  ) -> String {
+    var exposition = PrometheusExposition()
+    exposition.snapshot = result.snapshot
+    exposition.alerts = alerts
+    exposition.perStream = settings.perStream
+    exposition.maxStreamSeries = settings.maxStreamSeries
+    exposition.maxPeerSeries = settings.maxPeerSeries
+    exposition.pinnedPeers = settings.pinnedPeers
+    return exposition.renderTickSection()
+  }
+
+  static func metrics(_ state: AgentState, http: ConnectionRegistry.Counters?, gzip: Bool = false)
+    -> Response
+  {
     let started = ContinuousClock.now
     var exposition = PrometheusExposition()
+    var tickSection: String?
     exposition.version = BuildInfo.version
     let previous: Double? = state.read { published in
       exposition.snapshot = published.lastTick?.snapshot
@@ -107,6 +131,9 @@ enum HTTPServer {
       }
       exposition.perStream = published.metrics.perStream
       exposition.maxStreamSeries = published.metrics.maxStreamSeries
+      exposition.maxPeerSeries = published.metrics.maxPeerSeries
+      exposition.pinnedPeers = published.metrics.pinnedPeers
+      tickSection = published.tickMetrics
       exposition.probeSenders = published.probeSenders.sorted { $0.key < $1.key }.map {
         target, counters in
         .init(
@@ -147,15 +174,22 @@ enum HTTPServer {
         databaseBytes: counters.databaseBytes, queueLength: counters.queueLength,
         healthy: counters.fault == nil)
     }
-    let body = exposition.render(previousRenderSeconds: previous)
+    var body = exposition.render(previousRenderSeconds: previous, tickSection: tickSection)
+    var headers: HTTPFields = [.contentType: PrometheusExposition.contentType]
+    headers[.vary] = "Accept-Encoding"
+    let compressed = gzip ? body.withUTF8 { Gzip.compress(UnsafeRawBufferPointer($0)) } : nil
     let elapsed = ContinuousClock.now - started
     state.update {
       $0.lastRenderSeconds =
         Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
+    guard let compressed else {
+      return Response(
+        status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+    headers[.contentEncoding] = "gzip"
     return Response(
-      status: .ok, headers: [.contentType: PrometheusExposition.contentType],
-      body: .init(byteBuffer: ByteBuffer(string: body)))
+      status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: compressed)))
   }
 
   static func text(_ body: String, status: HTTPResponse.Status = .ok) -> Response {

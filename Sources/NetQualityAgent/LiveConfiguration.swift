@@ -109,7 +109,8 @@ public final class LiveConfiguration: Sendable {
     state.update { published in
       published.metrics = .init(
         perStream: configuration.perStreamMetrics,
-        maxStreamSeries: configuration.maxStreamSeries)
+        maxStreamSeries: configuration.maxStreamSeries, maxPeerSeries: configuration.maxPeerSeries,
+        pinnedPeers: Set(configuration.peerGroups.map(\.name)))
       published.status.configuration = configuration
       published.status.localNetworks = engine.localNetworks
       published.status.lastReloadSuccessful = true

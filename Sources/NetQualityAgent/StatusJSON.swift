@@ -47,6 +47,7 @@ enum StatusJSON {
             .object([
               ("per_stream", .bool(configuration.perStreamMetrics)),
               ("max_stream_series", .integer(Int64(configuration.maxStreamSeries))),
+              ("max_peer_series", .integer(Int64(configuration.maxPeerSeries))),
               ("peer_grace_seconds", .number(configuration.peerGraceSeconds)),
             ])
           ),

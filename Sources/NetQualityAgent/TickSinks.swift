@@ -9,7 +9,11 @@ struct PublishedStateSink: TickSink {
   var name: String { "http" }
 
   func publish(_ tick: TickPublication) {
+    // Rendered here, once per tick and outside the lock, instead of at every scrape.
+    let metrics = HTTPServer.tickMetrics(
+      tick.result, alerts: tick.alerts, settings: state.read(\.metrics))
     state.update { published in
+      published.tickMetrics = metrics
       published.lastTick = tick.result
       published.alerts = tick.alerts
       published.capture = tick.capture

@@ -23,6 +23,9 @@ public struct AgentConfiguration: Sendable {
   /// Per-stream series in /metrics (opt-in) and their cap.
   public var perStreamMetrics = false
   public var maxStreamSeries = 1000
+  /// Peers with per-peer series: the configured groups, then the worst (docs/metrics.md has
+  /// the series budget this gives).
+  public var maxPeerSeries = 200
   /// Series of a peer that timed out disappear after this long.
   public var peerGraceSeconds = 300.0
   /// File the text dashboard is appended to every tick; empty: none.

@@ -33,6 +33,7 @@ public enum ConfigurationKeys {
     key("listen", .restart) { ($0.listenHost, $0.listenPort) != ($1.listenHost, $1.listenPort) },
     key("metrics.per_stream", .live) { $0.perStreamMetrics != $1.perStreamMetrics },
     key("metrics.max_stream_series", .live) { $0.maxStreamSeries != $1.maxStreamSeries },
+    key("metrics.max_peer_series", .live) { $0.maxPeerSeries != $1.maxPeerSeries },
     key("metrics.peer_grace_seconds", .live) { $0.peerGraceSeconds != $1.peerGraceSeconds },
     key("dashboard_file", .live) { $0.dashboardFile != $1.dashboardFile },
     key("probes", .restart) { $0.probes != $1.probes },

@@ -462,7 +462,8 @@ struct Walker {
 
   mutating func applyMetrics(_ node: Node, to configuration: inout AgentConfiguration) {
     let fields = entries(
-      node, "metrics", known: ["per_stream", "max_stream_series", "peer_grace_seconds"])
+      node, "metrics",
+      known: ["per_stream", "max_stream_series", "max_peer_series", "peer_grace_seconds"])
     if let node = fields["per_stream"], let value = bool(node, "metrics.per_stream") {
       configuration.perStreamMetrics = value
     }
@@ -470,6 +471,11 @@ struct Walker {
       let value = integer(node, "metrics.max_stream_series", in: 1...1_000_000)
     {
       configuration.maxStreamSeries = value
+    }
+    if let node = fields["max_peer_series"],
+      let value = integer(node, "metrics.max_peer_series", in: 0...1_000_000)
+    {
+      configuration.maxPeerSeries = value
     }
     if let node = fields["peer_grace_seconds"],
       let value = number(node, "metrics.peer_grace_seconds", in: 0...86_400)

@@ -54,6 +54,11 @@ public struct PrometheusExposition {
   public var tickDurations: [(phase: String, seconds: Double)] = []
   public var perStream = false
   public var maxStreamSeries = 1000
+  /// Peers with series of their own (the worst, after the pinned ones); the others are
+  /// counted in the fleet series only.
+  public var maxPeerSeries = 200
+  /// Peers always given series of their own: the configured peer groups.
+  public var pinnedPeers: Set<String> = []
   public var configReloadSuccessful = true
   public var configReloadTime: Double?
   public var version = ""
@@ -68,35 +73,13 @@ public struct PrometheusExposition {
   public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
   /// The exposition; `renderSeconds` (the previous scrape's render time) is exported too.
-  public func render(previousRenderSeconds: Double?) -> String {
+  /// `tickSection` is `renderTickSection()` of the same tick, rendered once when the tick was
+  /// published (the agent caches it); nil renders it now.
+  public func render(previousRenderSeconds: Double?, tickSection: String? = nil) -> String {
     var out = Writer()
     out.family("netquality_build_info", .gauge, "Build of the agent; always 1.")
     out.sample("netquality_build_info", [("version", version)], 1)
-
-    if let snapshot {
-      out.family(
-        "netquality_last_tick_timestamp_seconds", .gauge, "End of the last 2 s window, Unix time.")
-      out.sample("netquality_last_tick_timestamp_seconds", [], snapshot.time.secondsSinceEpoch)
-      out.family(
-        "netquality_host_quality_level", .gauge,
-        "Worst quality over active peers: 0 unknown, 1 excellent ... 5 very bad, 6 down.")
-      out.sample(
-        "netquality_host_quality_level", [("direction", "rx")], Double(snapshot.hostRx.rawValue))
-      out.sample(
-        "netquality_host_quality_level", [("direction", "tx")], Double(snapshot.hostTx.rawValue))
-      peers(snapshot.peers, into: &out)
-      probes(snapshot.peers, into: &out)
-      if perStream { streams(snapshot.streams, into: &out) }
-    }
-
-    out.family(
-      "netquality_alerts_firing", .gauge, "Alerts firing now, by rule, peer and direction.")
-    for alert in alerts.sorted(by: { $0.id < $1.id }) {
-      var labels = [("alertname", alert.rule), ("severity", alert.severity.rawValue)]
-      labels += alert.labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-      out.sample("netquality_alerts_firing", labels, 1)
-    }
-
+    out.append(tickSection ?? renderTickSection())
     interfaceMetrics(into: &out)
     engineMetrics(into: &out)
     probeSenderMetrics(into: &out)
@@ -130,6 +113,38 @@ public struct PrometheusExposition {
       ] {
         out.sample("netquality_http_connections_closed_total", [("reason", reason)], Double(count))
       }
+    }
+    return out.text
+  }
+
+  /// What changes only at a tick: the host and peer levels, the fleet series, the probes, the
+  /// opt-in stream series and the alerts. The bulk of the exposition, and the same for every
+  /// scrape until the next tick.
+  public func renderTickSection() -> String {
+    var out = Writer()
+    if let snapshot {
+      out.family(
+        "netquality_last_tick_timestamp_seconds", .gauge, "End of the last 2 s window, Unix time.")
+      out.sample("netquality_last_tick_timestamp_seconds", [], snapshot.time.secondsSinceEpoch)
+      out.family(
+        "netquality_host_quality_level", .gauge,
+        "Worst quality over active peers: 0 unknown, 1 excellent ... 5 very bad, 6 down.")
+      out.sample(
+        "netquality_host_quality_level", [("direction", "rx")], Double(snapshot.hostRx.rawValue))
+      out.sample(
+        "netquality_host_quality_level", [("direction", "tx")], Double(snapshot.hostTx.rawValue))
+      let shown = Self.seriesPeers(snapshot.peers, limit: maxPeerSeries, pinned: pinnedPeers)
+      fleet(snapshot.peers, shown: shown.count, into: &out)
+      peers(shown, into: &out)
+      probes(snapshot.peers, into: &out)
+      if perStream { streams(snapshot.streams, into: &out) }
+    }
+    out.family(
+      "netquality_alerts_firing", .gauge, "Alerts firing now, by rule, peer and direction.")
+    for alert in alerts.sorted(by: { $0.id < $1.id }) {
+      var labels = [("alertname", alert.rule), ("severity", alert.severity.rawValue)]
+      labels += alert.labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+      out.sample("netquality_alerts_firing", labels, 1)
     }
     return out.text
   }
@@ -352,6 +367,9 @@ struct Writer {
   }
 
   private(set) var text = ""
+
+  /// Text another writer rendered (a cached section).
+  mutating func append(_ section: String) { text += section }
 
   mutating func family(_ name: String, _ kind: Kind, _ help: String) {
     text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"

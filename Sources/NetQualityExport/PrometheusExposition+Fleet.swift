@@ -1,0 +1,117 @@
+import NetQualityCore
+
+/// Series that hold for any fleet size: how many peers are at each level and in each state,
+/// and histograms of MOS, loss, jitter and round trip across peers. With these, per-peer series
+/// are needed only for the peers that matter (`seriesPeers`), so the exposition stays within
+/// its budget (docs/metrics.md) whether 10 or 100,000 peers are tracked.
+extension PrometheusExposition {
+  /// The peers with series of their own: every peer named by a configured group (`pinned`),
+  /// then the worst of the rest (`PeerSnapshot.worstFirst`) up to `limit` in all; in name
+  /// order, like the full list.
+  public static func seriesPeers(_ peers: [PeerSnapshot], limit: Int, pinned: Set<String>)
+    -> [PeerSnapshot]
+  {
+    guard peers.count > limit else { return peers }
+    var chosen = peers.filter { pinned.contains($0.peer) }
+    let room = limit - chosen.count
+    if room > 0 {
+      let rest = peers.filter { !pinned.contains($0.peer) }.sorted(by: PeerSnapshot.worstFirst)
+      chosen += rest.prefix(room)
+    }
+    return chosen.sorted { $0.peer < $1.peer }
+  }
+
+  /// Upper bounds of the fleet histograms. MOS: the G.107 Annex B MOS of R = 50, 60, 70, 80,
+  /// 90 (2.58, 3.10, 3.60, 4.03, 4.34; the quality model's level floors) and 1, 2 below them.
+  /// Loss: 0.1 % to 20 %, around G.113 Appendix I's packet-loss robustness. Jitter: the model's
+  /// level ceilings (30, 50, 100, 150 ms) and 10, 300 ms. Round trip: G.114's 150 ms (one way
+  /// 75 ms each) and 400 ms marks with steps between.
+  static let mosBounds = [1.0, 2.0, 2.58, 3.1, 3.6, 4.03, 4.34]
+  static let lossBounds = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2]
+  static let jitterBoundsSeconds = [0.01, 0.03, 0.05, 0.1, 0.15, 0.3]
+  static let roundTripBoundsSeconds = [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.8]
+
+  func fleet(_ peers: [PeerSnapshot], shown: Int, into out: inout Writer) {
+    out.family(
+      "netquality_peers", .gauge,
+      "Peers tracked at each quality level, per direction (any number of peers).")
+    for (direction, level) in [("rx", \PeerSnapshot.rx.level), ("tx", \PeerSnapshot.tx.level)] {
+      var counts = [Int](repeating: 0, count: QualityLevel.allCases.count)
+      for peer in peers { counts[Int(peer[keyPath: level].rawValue)] += 1 }
+      for quality in QualityLevel.allCases {
+        out.sample(
+          "netquality_peers", [("direction", direction), ("level", quality.name)],
+          Double(counts[Int(quality.rawValue)]))
+      }
+    }
+    out.family(
+      "netquality_peers_in_state", .gauge, "Peers tracked in each connection state.")
+    for state in ConnectionState.allCases {
+      out.sample(
+        "netquality_peers_in_state", [("state", state.rawValue)],
+        Double(peers.lazy.filter { $0.state == state }.count))
+    }
+    out.family(
+      "netquality_peer_series_omitted", .gauge,
+      "Peers left out of the per-peer series by metrics.max_peer_series (counted in the fleet series)."
+    )
+    out.sample("netquality_peer_series_omitted", [], Double(peers.count - shown))
+
+    out.family(
+      "netquality_peers_mos", .histogram,
+      "MOS of the peers scored in the last tick, per direction (one observation per peer).")
+    for direction in ["rx", "tx"] {
+      let values = peers.compactMap {
+        (direction == "rx" ? $0.rx : $0.tx).meanOpinionScore
+      }
+      out.buckets("netquality_peers_mos", [("direction", direction)], Self.mosBounds, values)
+    }
+    out.family(
+      "netquality_peers_loss_ratio", .histogram,
+      "Packet loss over the scoring span of the peers scored, per direction.")
+    for direction in ["rx", "tx"] {
+      let values = peers.compactMap { (direction == "rx" ? $0.rx : $0.tx).inputs?.lossRatio }
+      out.buckets(
+        "netquality_peers_loss_ratio", [("direction", direction)], Self.lossBounds, values)
+    }
+    out.family(
+      "netquality_peers_jitter_seconds", .histogram,
+      "RFC 3550 jitter of the peers scored, per direction.")
+    for direction in ["rx", "tx"] {
+      let values = peers.compactMap {
+        (direction == "rx" ? $0.rx : $0.tx).inputs.map { $0.jitterMilliseconds / 1000 }
+      }
+      out.buckets(
+        "netquality_peers_jitter_seconds", [("direction", direction)], Self.jitterBoundsSeconds,
+        values)
+    }
+    out.family(
+      "netquality_peers_rtt_seconds", .histogram, "Round trip of the peers that have one.")
+    out.buckets(
+      "netquality_peers_rtt_seconds", [], Self.roundTripBoundsSeconds,
+      peers.compactMap { $0.roundTripMilliseconds.map { $0 / 1000 } })
+  }
+}
+
+extension Writer {
+  /// A histogram of `values` over `bounds`: cumulative `_bucket`s by `le` (the last +Inf),
+  /// `_sum`, `_count`.
+  mutating func buckets(
+    _ name: String, _ labels: [(String, String)], _ bounds: [Double], _ values: [Double]
+  ) {
+    var counts = [Int](repeating: 0, count: bounds.count + 1)
+    var sum = 0.0
+    for value in values {
+      counts[bounds.firstIndex { value <= $0 } ?? bounds.count] += 1
+      sum += value
+    }
+    var cumulative = 0
+    for (index, count) in counts.enumerated() {
+      cumulative += count
+      let bound = index < bounds.count ? Self.number(bounds[index]) : "+Inf"
+      sample(name + "_bucket", labels + [("le", bound)], Double(cumulative))
+    }
+    sample(name + "_sum", labels, sum)
+    sample(name + "_count", labels, Double(values.count))
+  }
+}
