@@ -64,6 +64,11 @@ public final class TickService: Service, Sendable {
         streamSlots: harvested.streamSlots)
     }
     let scoreEnded = clock.now
+    if !harvested.remap.isEmpty {
+      // The analyzer and the scorer shrank their arrays after a wave of forgotten streams:
+      // hand the freed pages back to the system (glibc keeps freed heap memory otherwise).
+      malloc_trim(0)
+    }
     publication.alerts += agentAlerts()
     publication.timing = TickTiming(
       harvestSeconds: Self.seconds(harvestEnded - started),

@@ -62,4 +62,15 @@ public struct AlertEvaluator: Sendable {
     }
     return changes
   }
+
+  /// Rebuilds the tables at the size of what is left once most entries are gone (see
+  /// `Scorer.shrinkAfterChurn`).
+  mutating func shrinkAfterChurn() {
+    if streaks.capacity > 4 * max(streaks.count, 1024) {
+      streaks = Dictionary(uniqueKeysWithValues: streaks.map { ($0.key, $0.value) })
+    }
+    if firing.capacity > 4 * max(firing.count, 1024) {
+      firing = Dictionary(uniqueKeysWithValues: firing.map { ($0.key, $0.value) })
+    }
+  }
 }

@@ -56,4 +56,61 @@ extension StreamAnalyzer {
 
   /// Streams tracked now (validated or candidates), not counting forgotten slots.
   public var liveStreamCount: Int { streams.count - freeSet.count }
+
+  /// Shrinks the stream arrays, the table and the indices to the live streams once at least
+  /// three quarters of the slots are free (a wave of calls ended): memory comes back after
+  /// churn instead of staying at the peak. Live streams keep their order; `remap` gets, for
+  /// every old index, the new one (or -1 for a forgotten slot), for whoever keeps per-index
+  /// state (`Scorer`). The copy is of the live streams only, and happens only after three
+  /// times as many were forgotten, so its cost is amortised over those forgettings. Returns
+  /// whether it compacted.
+  @discardableResult
+  public mutating func compactIfSparse(remap: inout [Int32]) -> Bool {
+    remap.removeAll()
+    guard streams.count >= Self.compactionMinimumSlots, freeSet.count * 4 >= streams.count * 3
+    else { return false }
+    remap = [Int32](repeating: -1, count: streams.count)
+    var keptStreams = ContiguousArray<RTPStream>()
+    var keptDetails = ContiguousArray<StreamDetails>()
+    let live = streams.count - freeSet.count
+    keptStreams.reserveCapacity(live)
+    keptDetails.reserveCapacity(live)
+    for index in streams.indices where !freeSet.contains(index) {
+      remap[index] = Int32(keptStreams.count)
+      keptStreams.append(streams[index])
+      keptDetails.append(details[index])
+    }
+    for index in keptStreams.indices where keptStreams[index].repair.repairedIndex >= 0 {
+      keptStreams[index].repair.repairedIndex = remap[Int(keptStreams[index].repair.repairedIndex)]
+    }
+    streams = keptStreams
+    details = keptDetails
+    freeIndices = []
+    freeSet = []
+    table = StreamTable(initialCapacity: max(1024, live))
+    streamsBySSRC = [:]
+    streamsByFlow = [:]
+    var liveFlows = Set<FlowKey>()
+    var liveSenders = Set<SenderKey>()
+    for index in streams.indices {
+      let key = streams[index].key
+      // Sized for every live stream: no rehash happens, the sequence is there for the contract.
+      let keys = streams
+      table.insert(
+        key, at: index, rehashing: keys.indices.prefix(index).lazy.map { ($0, keys[$0].key) })
+      streamsBySSRC[key.ssrc, default: []].append(Int32(index))
+      let flow = FlowKey(source: key.source, destination: key.destination)
+      streamsByFlow[flow, default: []].append(Int32(index))
+      liveFlows.insert(flow)
+      liveFlows.insert(flow.reversed)
+      liveSenders.insert(SenderKey(address: key.sourceAddress, ssrc: key.ssrc))
+    }
+    // Facts about flows and senders that no live stream has any more.
+    confirmedFlows = confirmedFlows.filter { liveFlows.contains($0) }
+    senderReports = senderReports.filter { liveSenders.contains($0.key) }
+    return true
+  }
+
+  /// Below this many slots the arrays are left as they are (a few hundred kilobytes).
+  static let compactionMinimumSlots = 4096
 }

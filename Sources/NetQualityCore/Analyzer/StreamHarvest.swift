@@ -30,6 +30,10 @@ public struct StreamHarvest: Sendable {
   public var streamSlots = 0
   /// Streams forgotten by this harvest.
   public var forgotten = 0
+  /// When the harvest compacted the stream arrays (`compactIfSparse`): each old index's new
+  /// one, or -1; empty otherwise. `streams` keep the old indices (those of the counters the
+  /// scorer kept at the previous tick); the scorer moves its state to the new ones after.
+  public var remap: [Int32] = []
 
   public init() {}
 }
@@ -63,6 +67,7 @@ extension StreamAnalyzer {
     }
     startWindows()
     harvest.forgotten = forget(silentSince: cutoff)
+    compactIfSparse(remap: &harvest.remap)
     harvest.capture = captureCounters
     harvest.liveStreams = liveStreamCount
     harvest.streamSlots = streams.count

@@ -138,7 +138,33 @@ public struct Scorer: Sendable {
       hostTx: active.reduce(QualityLevel.unknown) { $0.worse($1.tx.level) },
       peers: snapshots, streams: windows)
     events.sort { ($0.time, $0.peer) < ($1.time, $1.peer) }
+    follow(harvest.remap)
+    shrinkAfterChurn()
     return Engine.TickResult(snapshot: snapshot, events: events)
+  }
+
+  /// The analyzer compacted its streams (`StreamAnalyzer.compactIfSparse`): the per-stream
+  /// state moves to the new indices with them.
+  private mutating func follow(_ remap: [Int32]) {
+    guard !remap.isEmpty else { return }
+    let live = remap.lazy.filter { $0 >= 0 }.count
+    var movedBaselines = [StreamBaseline](repeating: StreamBaseline(), count: live)
+    var movedTrackers = [ConnectionTracker?](repeating: nil, count: live)
+    for (old, new) in remap.enumerated() where new >= 0 && old < baselines.count {
+      movedBaselines[Int(new)] = baselines[old]
+      movedTrackers[Int(new)] = streamTrackers[old]
+    }
+    baselines = movedBaselines
+    streamTrackers = movedTrackers
+  }
+
+  /// A dictionary keeps its capacity when entries leave: after a wave of peers is forgotten,
+  /// the tables are rebuilt at the size of what is left, so memory comes back.
+  private mutating func shrinkAfterChurn() {
+    if peers.capacity > 4 * max(peers.count, 1024) {
+      peers = Dictionary(uniqueKeysWithValues: peers.map { ($0.key, $0.value) })
+    }
+    alerts.shrinkAfterChurn()
   }
 
   /// The window of one stream since the previous tick.
