@@ -128,11 +128,12 @@ let package = Package(
     .testTarget(
       name: "NetQualityConfigTests", dependencies: ["NetQualityConfig", "NetQualityCore"]),
     // The agent's HTTP routes through Hummingbird's test client (no sockets), its connection
-    // limits on NIO's embedded channels.
+    // limits on NIO's embedded channels, the dashboard's files and the log's bounds.
     .testTarget(
       name: "NetQualityAgentTests",
       dependencies: [
         "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore", "CZlib",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),

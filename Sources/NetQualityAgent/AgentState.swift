@@ -16,6 +16,8 @@ public final class AgentState: Sendable {
   let published = Mutex(Published())
   /// Where the ticker appends dashboard frames; a reload may swap it.
   let dashboard = Mutex<DashboardOutput?>(nil)
+  /// What the dashboard's files did, kept across the reloads that replace `dashboard`.
+  let dashboardCounters = DashboardOutput.Counters()
   /// The history recorder, when storage is on (set once at start).
   let history: HistoryRecorder?
 

@@ -160,6 +160,11 @@ enum HTTPServer {
       }
       return published.lastRenderSeconds
     }
+    let dashboard = state.dashboardCounters
+    exposition.dashboard = .init(
+      failedWrites: Int64(dashboard.failedWrites.load(ordering: .relaxed)),
+      rotations: Int64(dashboard.rotations.load(ordering: .relaxed)),
+      rotationFailures: Int64(dashboard.rotationFailures.load(ordering: .relaxed)))
     if let history = state.history {
       let counters = history.counters
       exposition.storageErrorKinds = HistoryFault.Kind.allCases.map(\.rawValue)

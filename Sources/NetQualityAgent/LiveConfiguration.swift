@@ -97,8 +97,12 @@ public final class LiveConfiguration: Sendable {
   /// The dashboard output `configuration` asks for (reopened every time, so logrotate's
   /// `postrotate` can send SIGHUP after moving the file); nil for none.
   private func openDashboard(_ configuration: AgentConfiguration) throws -> DashboardOutput? {
-    configuration.dashboardFile.isEmpty
-      ? nil : try DashboardOutput(path: configuration.dashboardFile, logger: logger)
+    guard !configuration.dashboardFile.isEmpty else { return nil }
+    let settings = configuration.dashboard
+    return try DashboardOutput(
+      path: configuration.dashboardFile,
+      rotation: .init(maxBytes: settings.maxSizeBytes, keep: settings.keep),
+      counters: state.dashboardCounters, logger: logger)
   }
 
   private func apply(_ configuration: AgentConfiguration, dashboard: DashboardOutput?) {

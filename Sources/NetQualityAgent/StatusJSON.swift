@@ -52,6 +52,14 @@ enum StatusJSON {
             ])
           ),
           ("dashboard_file", .string(configuration.dashboardFile)),
+          (
+            "dashboard",
+            .object([
+              ("max_peers", .integer(Int64(configuration.dashboard.maxPeers))),
+              ("max_size_mb", .integer(Int64(configuration.dashboard.maxSizeMegabytes))),
+              ("keep", .integer(Int64(configuration.dashboard.keep))),
+            ])
+          ),
           ("storage_path", .string(configuration.storagePath)),
         ])
       ),

@@ -67,7 +67,7 @@ public final class TickService: Service, Sendable {
     if !harvested.remap.isEmpty {
       // The analyzer and the scorer shrank their arrays after a wave of forgotten streams:
       // hand the freed pages back to the system (glibc keeps freed heap memory otherwise).
-      malloc_trim(0)
+      MemoryTrim.releaseFreePages()
     }
     publication.alerts += agentAlerts()
     publication.timing = TickTiming(

@@ -30,6 +30,8 @@ public struct AgentConfiguration: Sendable {
   public var peerGraceSeconds = 300.0
   /// File the text dashboard is appended to every tick; empty: none.
   public var dashboardFile = ""
+  /// Rows per frame and rotation of the dashboard file.
+  public var dashboard = DashboardSettings()
   /// STAMP probe targets, each scored as a peer.
   public var probes: [ProbeTargetSettings] = []
   public var reflector = ReflectorSettings()

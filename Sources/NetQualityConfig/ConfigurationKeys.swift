@@ -36,6 +36,7 @@ public enum ConfigurationKeys {
     key("metrics.max_peer_series", .live) { $0.maxPeerSeries != $1.maxPeerSeries },
     key("metrics.peer_grace_seconds", .live) { $0.peerGraceSeconds != $1.peerGraceSeconds },
     key("dashboard_file", .live) { $0.dashboardFile != $1.dashboardFile },
+    key("dashboard", .live) { $0.dashboard != $1.dashboard },
     key("probes", .restart) { $0.probes != $1.probes },
     key("reflector", .restart) { $0.reflector != $1.reflector },
     key("storage_path", .restart) { $0.storagePath != $1.storagePath },

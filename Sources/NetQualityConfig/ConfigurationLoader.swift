@@ -215,7 +215,7 @@ struct Walker {
     let known = [
       "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "local_networks", "peers",
       "tick_interval", "max_streams", "timers", "quality", "alerts", "listen", "metrics",
-      "dashboard_file", "probes", "reflector", "storage_path", "storage",
+      "dashboard_file", "dashboard", "probes", "reflector", "storage_path", "storage",
     ]
     let top = entries(root, "", known: known)
     if let node = top["interfaces"] {
@@ -255,6 +255,7 @@ struct Walker {
     if let node = top["dashboard_file"], let value = string(node, "dashboard_file") {
       configuration.dashboardFile = value
     }
+    if let node = top["dashboard"] { applyDashboard(node, to: &configuration.dashboard) }
     if let node = top["probes"] { configuration.probes = probes(node) }
     if let node = top["reflector"] { applyReflector(node, to: &configuration.reflector) }
     if let node = top["storage_path"], let value = string(node, "storage_path") {
@@ -293,6 +294,26 @@ struct Walker {
     }
     if let node = fields["stream_rows"], let value = bool(node, "storage.stream_rows") {
       storage.streamRows = value
+    }
+  }
+
+  mutating func applyDashboard(_ node: Node, to dashboard: inout DashboardSettings) {
+    let fields = entries(node, "dashboard", known: ["max_peers", "max_size_mb", "keep"])
+    if let node = fields["max_peers"],
+      let value = integer(node, "dashboard.max_peers", in: DashboardSettings.maxPeersRange)
+    {
+      dashboard.maxPeers = value
+    }
+    if let node = fields["max_size_mb"],
+      let value = integer(
+        node, "dashboard.max_size_mb", in: DashboardSettings.maxSizeRangeMegabytes)
+    {
+      dashboard.maxSizeMegabytes = value
+    }
+    if let node = fields["keep"],
+      let value = integer(node, "dashboard.keep", in: DashboardSettings.keepRange)
+    {
+      dashboard.keep = value
     }
   }
 

@@ -15,8 +15,7 @@ extension PrometheusExposition {
     var chosen = peers.filter { pinned.contains($0.peer) }
     let room = limit - chosen.count
     if room > 0 {
-      let rest = peers.filter { !pinned.contains($0.peer) }.sorted(by: PeerSnapshot.worstFirst)
-      chosen += rest.prefix(room)
+      chosen += PeerSnapshot.worst(peers.filter { !pinned.contains($0.peer) }, limit: room)
     }
     return chosen.sorted { $0.peer < $1.peer }
   }

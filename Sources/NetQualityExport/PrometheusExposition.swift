@@ -67,6 +67,7 @@ public struct PrometheusExposition {
   public var storage: StorageFigures?
   /// The kinds of storage errors, each exported (0 until it happens).
   public var storageErrorKinds: [String] = []
+  public var dashboard: DashboardFigures?
 
   public init() {}
 
@@ -85,6 +86,7 @@ public struct PrometheusExposition {
     probeSenderMetrics(into: &out)
     reflectorMetrics(into: &out)
     storageMetrics(into: &out, errorKinds: storageErrorKinds)
+    dashboardMetrics(into: &out)
 
     out.family(
       "netquality_config_last_reload_successful", .gauge,

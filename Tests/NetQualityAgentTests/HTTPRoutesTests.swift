@@ -94,6 +94,22 @@ final class HTTPRoutesTests: XCTestCase {
     }
   }
 
+  func testMetricsCountTheDashboardFilesRotationsAndFailures() async throws {
+    let state = tickedState()
+    state.dashboardCounters.rotations.add(3, ordering: .relaxed)
+    state.dashboardCounters.rotationFailures.add(2, ordering: .relaxed)
+    state.dashboardCounters.failedWrites.add(1, ordering: .relaxed)
+    try await test(state) { client in
+      try await client.execute(uri: "/metrics", method: .get) { response in
+        let text = String(buffer: response.body)
+        XCTAssertTrue(text.contains("\nnetquality_dashboard_rotations_total 3\n"), text)
+        XCTAssertTrue(text.contains("\nnetquality_dashboard_rotation_failures_total 2\n"), text)
+        XCTAssertTrue(text.contains("\nnetquality_dashboard_failed_writes_total 1\n"), text)
+        XCTAssertTrue(text.contains("# TYPE netquality_dashboard_rotations_total counter\n"), text)
+      }
+    }
+  }
+
   func testHealthAndReadiness() async throws {
     let state = AgentState(engine: Engine())
     try await test(state) { client in

@@ -166,6 +166,43 @@ extension CommandLineTests {
     XCTAssertFalse(bytes.contains(0), "no hole of NUL bytes where the old frames were")
     XCTAssertTrue(bytes.starts(with: Data("=== ".utf8)), String(decoding: bytes, as: UTF8.self))
   }
+
+  /// logrotate without `copytruncate` and without a SIGHUP: the file moved away is noticed at
+  /// the next tick and a new one started at the path; the moved file gets no more frames.
+  func testDashboardMovedAwayIsFollowedWithoutASignal() throws {
+    guard getuid() == 0 else { throw XCTSkip("the demo call is captured on lo: needs root") }
+    let dashboard = directory.appendingPathComponent("dashboard.txt")
+    let moved = directory.appendingPathComponent("dashboard.txt.1")
+    let config = directory.appendingPathComponent("dash.yaml")
+    try Data(
+      "listen: \"127.0.0.1:19467\"\ntick_interval: 0.5\nstorage: {enabled: false}\n".utf8
+    ).write(to: config)
+    let agent = try BinaryProcess(
+      binary: binary,
+      arguments: ["run", "--demo", "--config", config.path, "--dashboard", dashboard.path],
+      directory: directory)
+    defer { agent.stop() }
+    func size(_ url: URL) -> Int {
+      (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+    }
+    func wait(_ condition: () -> Bool) -> Bool {
+      let deadline = Date().addingTimeInterval(20)
+      while !condition() {
+        guard Date() < deadline, !agent.waitForExit(seconds: 0.1) else { return false }
+      }
+      return true
+    }
+    XCTAssertTrue(wait { size(dashboard) > 0 }, agent.standardError)
+    try FileManager.default.moveItem(at: dashboard, to: moved)
+    let movedSize = size(moved)
+    XCTAssertTrue(wait { size(dashboard) > 0 }, agent.standardError)
+    // A frame being written as the file moved may still land in it; none after the next one.
+    let settled = size(moved)
+    XCTAssertTrue(wait { size(dashboard) > 2_000 }, agent.standardError)
+    XCTAssertEqual(size(moved), settled)
+    XCTAssertGreaterThanOrEqual(settled, movedSize)
+    XCTAssertTrue(agent.standardError.contains("was moved or removed; writing a new one"))
+  }
 }
 
 extension CommandLineTests {

@@ -89,7 +89,7 @@ final class ConfigurationLoaderTests: XCTestCase {
       [
         "line 1: interfaces: expected a list",
         "line 2: snaplen: expected a whole number",
-        "line 3: colour: unknown key; known keys here: interfaces, bpf_filter, snaplen, buffer_size_mb, local_networks, peers, tick_interval, max_streams, timers, quality, alerts, listen, metrics, dashboard_file, probes, reflector, storage_path, storage",
+        "line 3: colour: unknown key; known keys here: interfaces, bpf_filter, snaplen, buffer_size_mb, local_networks, peers, tick_interval, max_streams, timers, quality, alerts, listen, metrics, dashboard_file, dashboard, probes, reflector, storage_path, storage",
         "line 5: timers: must grow: interrupted < disconnected < timeout",
         "line 8: alerts.rules[0].metric: unknown metric 'packets_per_fortnight'; metrics are rx_quality, tx_quality, rx_loss_ratio, tx_loss_ratio, rx_jitter_ms, tx_jitter_ms, rtt_ms, rx_mos, tx_mos, state",
         "line 9: listen: 'nowhere': expected ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9470, [::1]:9470, :9470); host names are not resolved",
@@ -144,6 +144,44 @@ final class ConfigurationLoaderTests: XCTestCase {
       XCTAssertEqual(
         error.issues.map(\.description), ["cannot read: No such file or directory"])
     }
+  }
+
+  func testDashboardSectionDefaultsAndValues() throws {
+    let defaults = try load("dashboard_file: /tmp/d\n").dashboard
+    XCTAssertEqual(defaults.maxPeers, 50)
+    XCTAssertEqual(defaults.maxSizeMegabytes, 10)
+    XCTAssertEqual(defaults.maxSizeBytes, 10_485_760)
+    XCTAssertEqual(defaults.keep, 3)
+    let set = try load("dashboard: {max_peers: 200, max_size_mb: 0, keep: 0}\n").dashboard
+    XCTAssertEqual(set.maxPeers, 200)
+    XCTAssertEqual(set.maxSizeMegabytes, 0, "0: never rotate")
+    XCTAssertEqual(set.maxSizeBytes, 0)
+    XCTAssertEqual(set.keep, 0)
+  }
+
+  func testDashboardSectionRefusesBadValuesOneLineEach() {
+    let found = issues(
+      """
+      dashboard:
+        max_peers: 0
+        max_size_mb: -1
+        keep: 101
+        rows: 5
+      """)
+    XCTAssertEqual(
+      found.map(\.description),
+      [
+        "line 2: dashboard.max_peers: 0 is out of range 1...100000",
+        "line 3: dashboard.max_size_mb: -1 is out of range 0...1048576",
+        "line 4: dashboard.keep: 101 is out of range 0...100",
+        "line 5: dashboard.rows: unknown key; known keys here: max_peers, max_size_mb, keep",
+      ])
+    XCTAssertEqual(
+      issues("dashboard: {max_peers: many}\n").map(\.description),
+      ["line 1: dashboard.max_peers: expected a whole number"])
+    XCTAssertEqual(
+      issues("dashboard: 10\n").map(\.description),
+      ["line 1: dashboard: expected a mapping of keys to values"])
   }
 
   func testWrongTypesAndRanges() {

@@ -31,4 +31,24 @@ extension PeerSnapshot {
     default: return lhs.peer < rhs.peer
     }
   }
+
+  /// The `limit` worst peers, worst first (`worstFirst`), with each peer's keys computed once:
+  /// sorting 100,000 peers compares each about 17 times.
+  public static func worst(_ peers: [PeerSnapshot], limit: Int) -> [PeerSnapshot] {
+    let keyed = peers.indices.map { index in
+      let peer = peers[index]
+      let level = peer.worseLevel
+      // Unknown ranks below excellent; a peer without a MOS after those with one.
+      return (
+        rank: level == .unknown ? 0 : 1 + level.rawValue,
+        mos: peer.lowerMeanOpinionScore ?? .infinity, index: index
+      )
+    }
+    let sorted = keyed.sorted {
+      if $0.rank != $1.rank { return $0.rank > $1.rank }
+      if $0.mos != $1.mos { return $0.mos < $1.mos }
+      return peers[$0.index].peer < peers[$1.index].peer
+    }
+    return sorted.prefix(limit).map { peers[$0.index] }
+  }
 }
