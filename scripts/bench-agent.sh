@@ -1,53 +1,157 @@
 #!/usr/bin/env bash
-# Load benchmark of the live agent on loopback: STREAMS G.711 streams (one peer each, 50
-# packets/s each) for SECONDS, captured on lo; then /metrics with that many peers under a
-# concurrent load (wrk). Prints the figures as Markdown. Root (capture); loopback only.
+# Load benchmark of the live agent (release build) on loopback: RTP streams from as many
+# loopback addresses (scripts/bench/rtp-flood.c: sendmmsg on a raw socket), captured on lo.
+# Prints Markdown: per scenario the load reached, capture drops (pcap_stats), the agent's CPU,
+# resident memory (peak and at the end, and per stream over the idle agent), each tick phase's
+# longest duration, and /metrics under load (median of 20 scrapes, plain and gzip, sizes,
+# promtool). Root (raw socket, capture); loopback addresses only (127.0.0.1, 127.16.0.0/12).
 #
-#   scripts/bench-agent.sh [STREAMS] [SECONDS]     (defaults: 1000 streams, 20 s = 50,000 pkt/s)
+#   scripts/bench-agent.sh [STREAMS:PACKETS_PER_SECOND:SECONDS ...]
+#       default: 1000:50000:30 10000:100000:60 100000:50000:60
+#   scripts/bench-agent.sh churn [WAVE_SECONDS] [WAVES]
+#       calls come and go: 5,000 streams at once, each living 10 s (500 new streams/s), 5,000
+#       packets/s, for WAVE_SECONDS (default 600: 300,000 streams), then silence until every
+#       one is forgotten (timeout 20 s + grace 10 s), WAVES times (default 2); resident
+#       memory and netquality_streams before, during and after each wave.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-streams=${1:-1000}
-seconds=${2:-20}
-port=19480
+[ "$(id -u)" -eq 0 ] || { echo "netquality: error: the agent benchmark captures on lo: run as root" >&2; exit 1; }
+scripts/bootstrap.sh gcc curl
+swift build -c release --product netquality >/dev/null
 out=bench-out
 mkdir -p "$out"
-[ "$(id -u)" -eq 0 ] || { echo "netquality: error: the agent benchmark captures on lo: run as root" >&2; exit 1; }
-scripts/bootstrap.sh wrk gcc curl
-swift build -c release --product netquality >/dev/null
-cc -O2 -o "$out/rtp-load" scripts/bench/rtp-load.c
+cc -O2 -Wall -o "$out/rtp-flood" scripts/bench/rtp-flood.c
 netquality=.build/release/netquality
-
+port=19480
+dport=42000
 source tests/e2e/lib.sh
-spawn "$netquality" run --interface lo --local 127.0.0.1/32 --listen "127.0.0.1:$port" \
-  --filter "udp dst port 41000" 2>"$out/agent.log"
-agent=$!
-trap 'stop_process $agent' EXIT
-wait_until 30 "the agent to be ready" curl -sf --max-time 2 "http://127.0.0.1:$port/-/ready" \
-  || { cat "$out/agent.log"; exit 1; }
 
-cpu() { awk '{print $14 + $15}' "/proc/$agent/stat"; }
-ticks=$(getconf CLK_TCK)
-before=$(cpu)
-read -r sent took < <(timeout -k 5 $((seconds + 30)) "$out/rtp-load" "$streams" "$seconds" 41000)
-after=$(cpu)
-sleep 3  # one more tick so the last window is published
-scrape=$(curl -s --max-time 10 "http://127.0.0.1:$port/metrics")
-metric() { echo "$scrape" | awk -v name="$1" '$1 ~ "^"name {sum += $2} END {printf "%.0f", sum}'; }
-received=$(metric 'netquality_capture_received_packets_total')
-dropped=$(metric 'netquality_capture_dropped_packets_total')
-peers=$(echo "$scrape" | grep -c '^netquality_peer_quality_level{.*direction="rx"}' || true)
-bytes=$(echo "$scrape" | wc -c)
-cpu_share=$(awk -v used=$((after - before)) -v hz="$ticks" -v s="$took" 'BEGIN { printf "%.1f", used / hz / s * 100 }')
+start_agent() {  # CONFIG_EXTRA
+  cat >"$out/agent.yaml" <<EOF
+interfaces: [lo]
+bpf_filter: "udp dst port $dport"
+local_networks: [127.0.0.1/32]
+listen: "127.0.0.1:$port"
+storage: {enabled: false}
+$1
+EOF
+  spawn "$netquality" run --config "$out/agent.yaml" 2>"$out/agent.log" >/dev/null
+  agent=$!
+  wait_until 30 "the agent to be ready" curl -sf --max-time 2 "http://127.0.0.1:$port/-/ready" \
+    || { cat "$out/agent.log"; exit 1; }
+}
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$agent/stat"; }
+status_kb() { awk -v key="$1:" '$1 == key {print $2}' "/proc/$agent/status"; }
+scrape() { curl -s --max-time 20 "http://127.0.0.1:$port/metrics"; }
+metric() { awk -v name="$1" '$1 ~ "^"name"({|$)" {sum += $2} END {printf "%.0f", sum}'; }
+median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
-timeout -k 5 30 wrk -t1 -c4 -d5s --latency "http://127.0.0.1:$port/metrics" >"$out/wrk.txt"
-latency() { awk -v p="$1" '$1 == p {print $2}' "$out/wrk.txt"; }
-requests=$(awk '/Requests\/sec/ {print $2}' "$out/wrk.txt")
+# Twenty scrapes in a row (plain, then gzip): median seconds and the size of the last.
+scrapes() {  # EXTRA_CURL_ARGS...
+  local times=() size
+  for _ in $(seq 20); do
+    read -r seconds size < <(curl -s -o /dev/null -w '%{time_total} %{size_download}\n' --max-time 20 "$@" \
+      "http://127.0.0.1:$port/metrics")
+    times+=("$seconds")
+  done
+  printf '%s\n' "${times[@]}" | median | tr '\n' ' '
+  echo "$size"
+}
 
-echo "| figure | value |"
-echo "|---|---|"
-echo "| load | $sent RTP packets in $took s ($(awk -v n="$sent" -v s="$took" 'BEGIN{printf "%.0f", n/s}') packets/s) over $streams streams / peers on lo |"
-echo "| agent CPU | $cpu_share % of one core |"
-echo "| capture drops (pcap_stats ps_drop) | $dropped (ps_recv $received; libpcap counts each packet twice on lo) |"
-echo "| peers in /metrics | $peers |"
-echo "| /metrics size | $bytes bytes |"
-echo "| /metrics under wrk -t1 -c4 -d5s | $requests requests/s, latency p50 $(latency 50%), p99 $(latency 99%) |"
+# The larger of $1 and the last tick's PHASE duration in $metrics.
+longest() {  # SO_FAR PHASE
+  echo "$metrics" | awk -v m="$1" -v phase="$2" \
+    '$1 == "netquality_tick_duration_seconds{phase=\"" phase "\"}" && $2 > m {m = $2} END {print m}'
+}
+
+run_scenario() {  # STREAMS RATE SECONDS
+  local streams=$1 rate=$2 seconds=$3
+  start_agent ""
+  trap 'stop_process $agent' EXIT
+  local idle_kb before after ticks flood_pid harvest=0 score=0 publish=0 metrics
+  idle_kb=$(status_kb VmRSS)
+  ticks=$(getconf CLK_TCK)
+  before=$(cpu_ticks)
+  timeout -k 5 $((seconds + 30)) "$out/rtp-flood" --streams "$streams" --rate "$rate" \
+    --seconds "$seconds" --dport "$dport" >"$out/flood.out" &
+  flood_pid=$!
+  # Halfway through: scrapes under load, and promtool on one of them.
+  sleep $((seconds / 2))
+  read -r plain_median plain_size < <(scrapes)
+  read -r gzip_median gzip_size < <(scrapes --compressed)
+  scrape >"$out/scrape.txt"
+  local promtool_result="promtool not installed"
+  if command -v promtool >/dev/null; then
+    promtool_result=$(promtool check metrics <"$out/scrape.txt" 2>&1 && echo clean || true)
+  fi
+  # The longest tick phases seen from then on, sampled every tick.
+  while kill -0 "$flood_pid" 2>/dev/null; do
+    metrics=$(scrape)
+    harvest=$(longest "$harvest" harvest)
+    score=$(longest "$score" score)
+    publish=$(longest "$publish" publish)
+    sleep 2
+  done
+  wait "$flood_pid"
+  after=$(cpu_ticks)
+  read -r sent took distinct <"$out/flood.out"
+  sleep 3  # the last window published
+  metrics=$(scrape)
+  local received dropped tracked hwm rss
+  received=$(echo "$metrics" | metric netquality_capture_received_packets_total)
+  dropped=$(echo "$metrics" | metric netquality_capture_dropped_packets_total)
+  tracked=$(echo "$metrics" | metric netquality_streams)
+  hwm=$(status_kb VmHWM)
+  rss=$(status_kb VmRSS)
+  stop_process "$agent"
+  trap - EXIT
+  echo "| $streams streams, $(awk -v n="$sent" -v s="$took" 'BEGIN {printf "%.0f", n / s}') packets/s for $took s ($sent sent) | $dropped of $((received / 2)) | $(awk -v u=$((after - before)) -v hz="$ticks" -v s="$took" 'BEGIN {printf "%.0f %%", u / hz / s * 100}') | $((hwm / 1024)) / $((rss / 1024)) MiB, $(( (rss - idle_kb) * 1024 / streams )) B per stream | $(awk -v h="$harvest" -v s="$score" -v p="$publish" 'BEGIN {printf "%.1f / %.0f / %.0f ms", h * 1000, s * 1000, p * 1000}') | $(awk -v t="$plain_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $plain_size B; gzip $(awk -v t="$gzip_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $gzip_size B | $promtool_result | $tracked |"
+}
+
+churn() {  # WAVE_SECONDS WAVES
+  local wave_seconds=$1 waves=$2
+  start_agent $'timers: {interrupted: 4, disconnected: 12, timeout: 20}\nmetrics: {peer_grace_seconds: 10}'
+  trap 'stop_process $agent' EXIT
+  local start_kb
+  start_kb=$(status_kb VmRSS)
+  echo "| moment | resident | netquality_streams | stream slots | capture drops |"
+  echo "|---|---|---|---|---|"
+  report() {
+    local metrics
+    metrics=$(scrape)
+    echo "| $1 | $(( $(status_kb VmRSS) / 1024 )) MiB | $(echo "$metrics" | metric 'netquality_streams') | $(echo "$metrics" | metric netquality_stream_slots) | $(echo "$metrics" | metric netquality_capture_dropped_packets_total) |"
+  }
+  report "start"
+  for wave in $(seq "$waves"); do
+    timeout -k 5 $((wave_seconds + 30)) "$out/rtp-flood" --streams 5000 --rate 5000 --lifetime 10 \
+      --seconds "$wave_seconds" --generation $(( (wave - 1) * 1000 )) --dport "$dport" >"$out/flood.out" &
+    local flood_pid=$!
+    sleep $((wave_seconds / 2))
+    report "wave $wave, halfway"
+    wait "$flood_pid"
+    read -r sent took distinct <"$out/flood.out"
+    report "wave $wave, end ($distinct streams, $sent packets in $took s)"
+    # Silent: every stream is timed out (20 s) and forgotten (10 s later) at a tick.
+    wait_until 90 "every stream to be forgotten" \
+      sh -c "curl -s http://127.0.0.1:$port/metrics | grep -qx 'netquality_streams 0'"
+    sleep 4
+    report "wave $wave, all forgotten"
+  done
+  echo
+  echo "Resident memory at the start: $((start_kb / 1024)) MiB; the log has $(wc -l <"$out/agent.log") lines."
+  stop_process "$agent"
+  trap - EXIT
+}
+
+if [ "${1:-}" = churn ]; then
+  churn "${2:-600}" "${3:-2}"
+  exit 0
+fi
+echo "| load | capture drops (of packets captured) | agent CPU (one core) | resident peak / end | tick harvest / score / publish (longest) | /metrics median of 20 under load | promtool | netquality_streams |"
+echo "|---|---|---|---|---|---|---|---|"
+for scenario in "${@:-1000:50000:30 10000:100000:60 100000:50000:60}"; do
+  for one in $scenario; do
+    IFS=: read -r streams rate seconds <<<"$one"
+    run_scenario "$streams" "$rate" "$seconds"
+  done
+done
