@@ -17,7 +17,7 @@ public enum DashboardFrame {
       )
     }
     for peer in snapshot.peers {
-      let mos = [peer.rx.meanOpinionScore, peer.tx.meanOpinionScore].compactMap { $0 }.min()
+      let mos = peer.meanOpinionScore
       lines.append(
         [
           TimelineTable.pad(peer.peer, 16), TimelineTable.pad(peer.rx.level.name, 10),
