@@ -24,6 +24,8 @@ public final class AgentState: Sendable {
   /// The latest tick and the capture side's figures, as the HTTP server renders them.
   struct Published: Sendable {
     var lastTick: Engine.TickResult?
+    /// The last tick's peers in the API's orders, made by the HTTP sink with the tick.
+    var peerTable: PeerTable?
     var alerts: [Alert] = []
     var interfaces: [String: PrometheusExposition.Interface] = [:]
     var capture = CaptureCounters()

@@ -48,28 +48,11 @@ enum HTTPServer {
         ? text("OK\n") : text("captures not running yet\n", status: .serviceUnavailable)
     }
     router.get("/") { _, _ in html(landingPage(state)) }
-    router.get("/api/v1/peers") { _, _ -> Response in
-      let tick = state.read(\.lastTick)
-      return json(
-        .object([
-          ("time", .optional(tick?.snapshot.time.secondsSinceEpoch)),
-          (
-            "host",
-            .object([
-              ("tx_quality", .integer(Int64(tick?.snapshot.hostTx.rawValue ?? 0))),
-              ("rx_quality", .integer(Int64(tick?.snapshot.hostRx.rawValue ?? 0))),
-            ])
-          ),
-          ("peers", .array((tick?.snapshot.peers ?? []).map(TimelineJSON.peer))),
-        ]))
+    router.get("/api/v1/peers") { request, _ -> Response in
+      peers(state, query: request.uri.queryParameters)
     }
-    router.get("/api/v1/streams") { _, _ -> Response in
-      let tick = state.read(\.lastTick)
-      return json(
-        .object([
-          ("time", .optional(tick?.snapshot.time.secondsSinceEpoch)),
-          ("streams", .array((tick?.snapshot.streams ?? []).map(TimelineJSON.stream))),
-        ]))
+    router.get("/api/v1/streams") { request, _ -> Response in
+      streams(state, query: request.uri.queryParameters)
     }
     router.get("/api/v1/status") { _, _ -> Response in
       json(StatusJSON.render(state.read(\.status)))

@@ -3,7 +3,9 @@ import NetQualityCore
 import NetQualityExport
 import NetQualityStore
 
-/// The HTTP server's view: `/metrics` and the JSON API render the last publication.
+/// The HTTP server's view: `/metrics` and the JSON API render the last publication. The
+/// peers' worst-first order is sorted here, once per tick and outside both locks, so that no
+/// request to `/api/v1/peers` sorts.
 struct PublishedStateSink: TickSink {
   let state: AgentState
   var name: String { "http" }
@@ -12,9 +14,11 @@ struct PublishedStateSink: TickSink {
     // Rendered here, once per tick and outside the lock, instead of at every scrape.
     let metrics = HTTPServer.tickMetrics(
       tick.result, alerts: tick.alerts, settings: state.read(\.metrics))
+    let table = PeerTable(tick.result.snapshot, sorted: [.worst])
     state.update { published in
       published.tickMetrics = metrics
       published.lastTick = tick.result
+      published.peerTable = table
       published.alerts = tick.alerts
       published.capture = tick.capture
       published.trackedStreams = tick.trackedStreams

@@ -38,8 +38,8 @@ public enum DashboardFrame {
     if shown.count < snapshot.peers.count {
       let left = snapshot.peers.count - shown.count
       let poorOrWorse =
-        snapshot.peers.filter { $0.worseLevel >= .poor }.count
-        - shown.filter { $0.worseLevel >= .poor }.count
+        snapshot.peers.filter { $0.worstLevel >= .poor }.count
+        - shown.filter { $0.worstLevel >= .poor }.count
       lines.append("… and \(left) more peers (\(poorOrWorse) at poor or worse)")
     }
     lines += result.events.prefix(limit).map(TimelineTable.event)
@@ -72,7 +72,7 @@ public enum DashboardFrame {
   }
 
   static func row(_ peer: PeerSnapshot) -> String {
-    let mos = peer.lowerMeanOpinionScore
+    let mos = peer.meanOpinionScore
     return [
       TimelineTable.pad(peer.peer, 16), TimelineTable.pad(peer.rx.level.name, 10),
       TimelineTable.pad(peer.tx.level.name, 10),

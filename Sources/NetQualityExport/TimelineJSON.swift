@@ -36,8 +36,7 @@ public enum TimelineJSON {
   }
 
   public static func peer(_ peer: PeerSnapshot) -> JSONValue {
-    let mosValues = [peer.rx.meanOpinionScore, peer.tx.meanOpinionScore].compactMap { $0 }
-    return .object([
+    .object([
       ("peer", .string(peer.peer)),
       ("state", .string(peer.state.rawValue)),
       ("state_since", .number(peer.stateSince.secondsSinceEpoch)),
@@ -51,8 +50,7 @@ public enum TimelineJSON {
       ("tx_jitter_ms", .optional(peer.tx.inputs?.jitterMilliseconds)),
       ("rtt_ms", .optional(peer.roundTripMilliseconds)),
       ("rtt_source", peer.roundTripSource.map { .string($0.rawValue) } ?? .null),
-      // The lower of the two directions: what the call sounds like at its worse end.
-      ("mos", .optional(mosValues.min())),
+      ("mos", .optional(peer.meanOpinionScore)),
       ("rx_packets", .integer(peer.rxPackets)),
       ("rx_lost", .integer(peer.rxLost)),
       ("rx_bitrate_bps", .number(peer.rxBitsPerSecond)),

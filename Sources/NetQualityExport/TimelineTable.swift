@@ -10,7 +10,7 @@ public enum TimelineTable {
     var lines = result.events.map(event)
     let time = result.snapshot.time.rfc3339
     for peer in result.snapshot.peers {
-      let mos = [peer.rx.meanOpinionScore, peer.tx.meanOpinionScore].compactMap { $0 }.min()
+      let mos = peer.meanOpinionScore
       lines.append(
         [
           pad(time, 25), pad(peer.peer, 16), pad(peer.state.rawValue, 12),

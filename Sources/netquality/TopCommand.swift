@@ -10,7 +10,9 @@ struct TopCommand: ParsableCommand {
     abstract: "A full-screen live view of a running agent's peers, refreshed every 2 s.",
     discussion: """
       Keys: l sort by level (worst first), o by loss, j by jitter, p by peer; / filter by peer \
-      (Enter to apply, empty to clear); q quits. Colours follow the levels unless NO_COLOR is set.
+      (a part of its name; Enter to apply, empty to clear); q quits. Colours follow the levels \
+      unless NO_COLOR is set. The agent sorts and filters: top fetches only the rows that fit \
+      on the screen, with the counts of every level and of the peers matched.
       """
   )
 
@@ -28,13 +30,18 @@ struct TopCommand: ParsableCommand {
     let terminal = try RawTerminal()
     defer { terminal.restore() }
     var nextFetch = 0.0
+    var fetched = ""
     while true {
       let now = Date().timeIntervalSince1970
-      if now >= nextFetch {
-        view.update(from: endpoint)
+      let size = terminal.size()
+      // A new sort, filter or screen height asks the agent at once.
+      let path = view.requestPath(rows: size.rows)
+      if now >= nextFetch || path != fetched {
+        view.update(from: endpoint, path: path)
+        fetched = path
         nextFetch = now + refresh
       }
-      terminal.draw(view.render(size: terminal.size()))
+      terminal.draw(view.render(size: size))
       guard
         let key = terminal.readKey(timeoutMilliseconds: Int32(max(50, (nextFetch - now) * 1000)))
       else {
@@ -49,6 +56,16 @@ struct TopCommand: ParsableCommand {
 struct TopView {
   enum SortKey: String {
     case level, loss, jitter, peer
+
+    /// The agent's order for this key (`sort=` of `/api/v1/peers`).
+    var apiSort: String {
+      switch self {
+      case .level: "worst"
+      case .loss: "loss"
+      case .jitter: "jitter"
+      case .peer: "name"
+      }
+    }
   }
 
   struct Row {
@@ -66,6 +83,13 @@ struct TopView {
 
   var color: Bool
   var rows: [Row] = []
+  /// Peers in the tick and those the filter matched; nil from an agent that does not page
+  /// (sends every peer), whose rows are then sorted and filtered here.
+  var total: Int?
+  var matched = 0
+  /// Peers at each level (`QualityLevel` numbers) among those matched, per direction.
+  var rxLevels: [Int] = []
+  var txLevels: [Int] = []
   var hostRx = 0
   var hostTx = 0
   var time: Double?
@@ -81,30 +105,63 @@ struct TopView {
     QualityLevel(rawValue: value)?.name ?? "level \(value)"
   }
 
-  mutating func update(from endpoint: HTTPEndpoint) {
+  /// Lines above the peer rows: the title, the keys, the level counts, the column names.
+  static let headerLines = 4
+
+  /// The request for what fits on a screen of `rows` lines: the first page of the agent's
+  /// order for the sort key, filtered by the agent, never the whole list.
+  func requestPath(rows: Int) -> String {
+    let limit = min(1000, max(1, rows - Self.headerLines))
+    var path = "/api/v1/peers?limit=\(limit)&sort=\(sort.apiSort)"
+    if !filter.isEmpty { path += "&peer_contains=" + Self.percentEncoded(filter) }
+    return path
+  }
+
+  /// RFC 3986 section 2: everything but the unreserved characters as %XX of its UTF-8.
+  static func percentEncoded(_ text: String) -> String {
+    let unreserved = Set(
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+    return text.utf8.map { byte in
+      unreserved.contains(byte)
+        ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+    }.joined()
+  }
+
+  mutating func update(from endpoint: HTTPEndpoint, path: String) {
     do {
-      let body = try endpoint.get("/api/v1/peers")
-      guard let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
-      else {
-        error = "unexpected answer from \(endpoint)"
-        return
-      }
-      let host = document["host"] as? [String: Any]
-      hostRx = host?["rx_quality"] as? Int ?? 0
-      hostTx = host?["tx_quality"] as? Int ?? 0
-      time = document["time"] as? Double
-      rows = (document["peers"] as? [[String: Any]] ?? []).map { peer in
-        Row(
-          peer: peer["peer"] as? String ?? "?", state: peer["state"] as? String ?? "?",
-          rx: peer["rx_quality"] as? Int ?? 0, tx: peer["tx_quality"] as? Int ?? 0,
-          mos: peer["mos"] as? Double, loss: peer["rx_loss_ratio"] as? Double,
-          jitter: peer["rx_jitter_ms"] as? Double, rtt: peer["rtt_ms"] as? Double,
-          source: (peer["sources"] as? [String]).map { $0.joined(separator: "+") } ?? "-")
-      }
+      try apply(try endpoint.get(path))
       error = nil
     } catch {
       self.error = "\(endpoint): \(error)"
     }
+  }
+
+  /// Takes in an answer of `/api/v1/peers`.
+  mutating func apply(_ body: String) throws {
+    guard let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+    else {
+      throw HTTPEndpoint.Failure(description: "unexpected answer: not a JSON object")
+    }
+    let host = document["host"] as? [String: Any]
+    hostRx = host?["rx_quality"] as? Int ?? 0
+    hostTx = host?["tx_quality"] as? Int ?? 0
+    time = document["time"] as? Double
+    rows = (document["peers"] as? [[String: Any]] ?? []).map { peer in
+      Row(
+        peer: peer["peer"] as? String ?? "?", state: peer["state"] as? String ?? "?",
+        rx: peer["rx_quality"] as? Int ?? 0, tx: peer["tx_quality"] as? Int ?? 0,
+        mos: peer["mos"] as? Double, loss: peer["rx_loss_ratio"] as? Double,
+        jitter: peer["rx_jitter_ms"] as? Double, rtt: peer["rtt_ms"] as? Double,
+        source: (peer["sources"] as? [String]).map { $0.joined(separator: "+") } ?? "-")
+    }
+    total = document["total"] as? Int
+    matched = document["matched"] as? Int ?? rows.count
+    let levels = document["levels"] as? [String: [String: Int]]
+    func counts(_ direction: String) -> [Int] {
+      QualityLevel.allCases.map { levels?[direction]?[$0.name] ?? 0 }
+    }
+    rxLevels = counts("rx")
+    txLevels = counts("tx")
   }
 
   /// Returns false when the view should close.
@@ -140,6 +197,8 @@ struct TopView {
   }
 
   var shownRows: [Row] {
+    // The agent sorted and filtered the page.
+    if total != nil { return rows }
     let filtered = filter.isEmpty ? rows : rows.filter { $0.peer.contains(filter) }
     switch sort {
     case .level:
@@ -150,16 +209,22 @@ struct TopView {
     }
   }
 
+  /// `matched/total`, or the rows' count from an agent that does not page.
+  var peerCount: String {
+    total.map { "\(matched)/\($0)" } ?? "\(rows.count)"
+  }
+
   func render(size: (rows: Int, columns: Int)) -> [String] {
     var lines: [String] = []
     let when = time.map { Date(timeIntervalSince1970: $0).description } ?? "no tick yet"
     lines.append(
       "netquality top  \(when)  host rx \(Self.levelName(hostRx)) tx \(Self.levelName(hostTx))  "
-        + "peers \(rows.count)  sort: \(sort.rawValue)"
+        + "peers \(peerCount)  sort: \(sort.rawValue)"
         + (filter.isEmpty ? "" : "  filter: \(filter)"))
     lines.append(
       editing.map { "filter: \($0)_" }
         ?? "keys: l level  o loss  j jitter  p peer  / filter  q quit")
+    lines.append("rx: " + Self.levelCounts(rxLevels) + "   tx: " + Self.levelCounts(txLevels))
     if let error { lines.append("! \(error)") }
     lines.append(
       Self.pad("PEER", 24) + Self.pad("STATE", 13) + Self.pad("RX", 10) + Self.pad("TX", 10)
@@ -176,6 +241,16 @@ struct TopView {
     }
     // Fit the width: cut what does not fit (colour codes take no columns).
     return lines.map { Self.fit($0, columns: size.columns) }
+  }
+
+  /// `excellent 9990  good 5  down 2`: the levels some peers are at, best first, unknown last.
+  static func levelCounts(_ counts: [Int]) -> String {
+    let order = QualityLevel.allCases.filter { $0 != .unknown } + [.unknown]
+    let shown = order.compactMap { level in
+      counts.indices.contains(level.rawValue) && counts[level.rawValue] > 0
+        ? "\(level.name) \(counts[level.rawValue])" : nil
+    }
+    return shown.isEmpty ? "-" : shown.joined(separator: "  ")
   }
 
   func colored(_ text: String, level: Int) -> String {

@@ -101,7 +101,7 @@ final class FleetMetricsTests: XCTestCase {
     var peers = (0..<12).map(Self.peer)
     peers[0].rx = .unknown
     peers[0].tx = .unknown
-    let ranked = peers.sorted(by: PeerSnapshot.worstFirst).map(\.worseLevel)
+    let ranked = peers.sorted(by: PeerSnapshot.worstFirst).map(\.worstLevel)
     XCTAssertEqual(ranked.first, .down)
     XCTAssertEqual(ranked.last, .unknown)
     XCTAssertEqual(Array(ranked.dropLast()), ranked.dropLast().sorted(by: >))

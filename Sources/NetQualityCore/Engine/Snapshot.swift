@@ -108,6 +108,19 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var sources: [MeasurementSource] {
     (streams > 0 ? [.rtp] : []) + (probe != nil ? [.probe] : [])
   }
+
+  /// The worse of the two directions' levels (unknown, 0, is the least: a direction without
+  /// data never hides the other's).
+  public var worstLevel: QualityLevel { max(rx.level, tx.level) }
+
+  /// The lower of the two directions' MOS: what the call sounds like at its worse end.
+  public var meanOpinionScore: Double? {
+    switch (rx.meanOpinionScore, tx.meanOpinionScore) {
+    case (let rx?, let tx?): min(rx, tx)
+    case (let rx?, nil): rx
+    case (nil, let tx): tx
+    }
+  }
 }
 
 /// Where a peer's figures come from.
