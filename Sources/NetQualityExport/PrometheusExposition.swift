@@ -124,6 +124,7 @@ public struct PrometheusExposition {
   /// scrape until the next tick.
   public func renderTickSection() -> String {
     var out = Writer()
+    var shownNames: Set<String>?
     if let snapshot {
       out.family(
         "netquality_last_tick_timestamp_seconds", .gauge, "End of the last 2 s window, Unix time.")
@@ -136,14 +137,30 @@ public struct PrometheusExposition {
       out.sample(
         "netquality_host_quality_level", [("direction", "tx")], Double(snapshot.hostTx.rawValue))
       let shown = Self.seriesPeers(snapshot.peers, limit: maxPeerSeries, pinned: pinnedPeers)
+      if shown.count < snapshot.peers.count { shownNames = Set(shown.map(\.peer)) }
       fleet(snapshot.peers, shown: shown.count, into: &out)
       peers(shown, into: &out)
       probes(snapshot.peers, into: &out)
       if perStream { streams(snapshot.streams, into: &out) }
     }
+    // Every firing alert is counted by rule; the per-alert series only for the peers that have
+    // series of their own (and alerts about no peer), within the same budget.
     out.family(
-      "netquality_alerts_firing", .gauge, "Alerts firing now, by rule, peer and direction.")
+      "netquality_firing_alerts", .gauge, "Alerts firing now, by rule and severity (every peer).")
+    var byRule: [String: (severity: String, count: Int)] = [:]
+    for alert in alerts {
+      byRule[alert.rule, default: (alert.severity.rawValue, 0)].count += 1
+    }
+    for (rule, entry) in byRule.sorted(by: { $0.key < $1.key }) {
+      out.sample(
+        "netquality_firing_alerts", [("alertname", rule), ("severity", entry.severity)],
+        Double(entry.count))
+    }
+    out.family(
+      "netquality_alerts_firing", .gauge,
+      "Alerts firing now, by rule, peer and direction (peers with series of their own).")
     for alert in alerts.sorted(by: { $0.id < $1.id }) {
+      if let shownNames, let peer = alert.labels["peer"], !shownNames.contains(peer) { continue }
       var labels = [("alertname", alert.rule), ("severity", alert.severity.rawValue)]
       labels += alert.labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
       out.sample("netquality_alerts_firing", labels, 1)

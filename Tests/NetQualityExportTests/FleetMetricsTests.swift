@@ -97,6 +97,26 @@ final class FleetMetricsTests: XCTestCase {
       small.split(separator: "\n").count, large.split(separator: "\n").count)
   }
 
+  /// Alerts are counted for every peer and listed only for the peers with series.
+  func testAlertSeriesFollowTheBudget() {
+    var exposition = Self.exposition(peers: 1_000, limit: 10)
+    exposition.alerts = (0..<1_000).map { number in
+      let peer = Self.peer(number).peer
+      return Alert(
+        id: "peer_disconnected/\(peer)", rule: "peer_disconnected", severity: .critical,
+        labels: ["peer": peer], state: .firing, start: Self.time, summary: "down")
+    }
+    exposition.alerts.append(
+      Alert(
+        id: "storage_failing", rule: "storage_failing", severity: .critical, labels: [:],
+        state: .firing, start: Self.time, summary: "disk full"))
+    let text = exposition.renderTickSection()
+    XCTAssertEqual(
+      Self.samples(text, "netquality_firing_alerts").map(\.value), [1_000, 1])
+    // The 10 peers with series, and the alert about no peer.
+    XCTAssertEqual(Self.samples(text, "netquality_alerts_firing").count, 11)
+  }
+
   func testRankingIsWorstFirstWithUnknownLast() {
     var peers = (0..<12).map(Self.peer)
     peers[0].rx = .unknown
