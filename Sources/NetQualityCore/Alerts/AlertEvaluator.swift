@@ -2,9 +2,19 @@
 public struct AlertEvaluator: Sendable {
   public var rules: [AlertRule]
   /// What each (rule, peer) measured over the ticks in a row it has held.
-  private var streaks: [String: AlertEvidence] = [:]
+  private var streaks: [AlertKey: AlertEvidence] = [:]
   /// Firing alerts by (rule, peer).
-  public private(set) var firing: [String: Alert] = [:]
+  public private(set) var firing: [AlertKey: Alert] = [:]
+  /// Every rule name that ever held for a peer (this run's rules and those a reload removed
+  /// while they held): what `resolveAll(peer:)` looks up, so forgetting a peer costs one lookup
+  /// per rule instead of a pass over every alert.
+  private var ruleNames: Set<String> = []
+
+  /// A (rule, peer) pair.
+  public struct AlertKey: Hashable, Sendable {
+    public var rule: String
+    public var peer: String
+  }
 
   public init(rules: [AlertRule]) {
     self.rules = rules
@@ -20,10 +30,11 @@ public struct AlertEvaluator: Sendable {
   ) -> [Alert] {
     var changes: [Alert] = []
     for rule in rules {
-      let key = "\(rule.name)|\(peer)"
+      let key = AlertKey(rule: rule.name, peer: peer)
       let current = value(rule.metric)
       let holds = current.map { rule.comparison.holds($0, rule.threshold) } ?? false
       if holds, let current {
+        if streaks[key] == nil { ruleNames.insert(rule.name) }
         var streak = streaks[key] ?? AlertEvidence()
         streak.add(current, comparison: rule.comparison, inputs: inputs(rule.metric))
         streaks[key] = streak
@@ -52,7 +63,8 @@ public struct AlertEvaluator: Sendable {
   /// Resolves every alert of `peer` (a clean end: BYE).
   mutating func resolveAll(peer: String, at time: CaptureTime) -> [Alert] {
     var changes: [Alert] = []
-    for key in firing.keys.sorted() where key.hasSuffix("|\(peer)") {
+    for rule in ruleNames.sorted() {
+      let key = AlertKey(rule: rule, peer: peer)
       if var alert = firing.removeValue(forKey: key) {
         alert.state = .resolved
         alert.end = time
