@@ -64,9 +64,9 @@ public final class TickService: Service, Sendable {
         streamSlots: harvested.streamSlots)
     }
     let scoreEnded = clock.now
-    if !harvested.remap.isEmpty {
-      // The analyzer and the scorer shrank their arrays after a wave of forgotten streams:
-      // hand the freed pages back to the system (glibc keeps freed heap memory otherwise).
+    if harvested.forgotten > 0 || !harvested.remap.isEmpty {
+      // Streams and peers were forgotten (and the arrays perhaps compacted): hand the freed
+      // pages back to the system, which glibc's arenas would otherwise keep for reuse.
       MemoryTrim.releaseFreePages()
     }
     publication.alerts += agentAlerts()

@@ -65,6 +65,10 @@ extension StreamAnalyzer {
           peerCadence: rtcpCadenceByAddress[peer], peerSTUN: stunRoundTripByAddress[peer],
           peerEnd: sessionEndByAddress[peer]))
     }
+    if harvest.streams.capacity > 4 * max(harvest.streams.count, 1024) {
+      // The buffer outgrew the fleet (a wave of calls ended): give the memory back.
+      harvest.streams = [StreamHarvest.Stream](harvest.streams[...])
+    }
     startWindows()
     harvest.forgotten = forget(silentSince: cutoff)
     compactIfSparse(remap: &harvest.remap)
