@@ -116,7 +116,7 @@ let package = Package(
     .testTarget(
       name: "NetQualityProbeTests", dependencies: ["NetQualityProbe", "NetQualityCore"]),
     .testTarget(
-      name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore", "CZlib"]),
+      name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore"]),
     // The history on temporary files: migrations, writing, rollup and retention, reports,
     // output formats, the recorder's faults.
     .testTarget(
@@ -132,7 +132,8 @@ let package = Package(
     .testTarget(
       name: "NetQualityAgentTests",
       dependencies: [
-        "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore", "CZlib",
+        "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore",
+        "NetQualityExport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -76,10 +76,10 @@ enum HTTPServer {
   /// The tick's part of the exposition (see `PrometheusExposition.renderTickSection`), rendered
   /// once per tick by `PublishedStateSink` rather than at every scrape.
   static func tickMetrics(
-    _ result: Engine.TickResult, alerts: [Alert], settings: MetricsSettings
+    _ snapshot: Snapshot?, alerts: [Alert], settings: MetricsSettings
   ) -> String {
     var exposition = PrometheusExposition()
-    exposition.snapshot = result.snapshot
+    exposition.snapshot = snapshot
     exposition.alerts = alerts
     exposition.perStream = settings.perStream
     exposition.maxStreamSeries = settings.maxStreamSeries
@@ -93,11 +93,9 @@ enum HTTPServer {
   {
     let started = ContinuousClock.now
     var exposition = PrometheusExposition()
-    var tickSection: String?
+    var tickSection = ""
     exposition.version = BuildInfo.version
     let previous: Double? = state.read { published in
-      exposition.snapshot = published.lastTick?.snapshot
-      exposition.alerts = published.alerts
       exposition.interfaces = published.interfaces.values.sorted { $0.name < $1.name }
       exposition.capture = published.capture
       exposition.trackedStreams = published.trackedStreams
@@ -112,11 +110,11 @@ enum HTTPServer {
       exposition.http = http.map {
         .init(open: $0.open, evicted: $0.evicted, refused: $0.refused, timedOut: $0.timedOut)
       }
-      exposition.perStream = published.metrics.perStream
-      exposition.maxStreamSeries = published.metrics.maxStreamSeries
-      exposition.maxPeerSeries = published.metrics.maxPeerSeries
-      exposition.pinnedPeers = published.metrics.pinnedPeers
-      tickSection = published.tickMetrics
+      // Rendered at the tick; rendered now only where a tick was published without it.
+      tickSection =
+        published.tickMetrics
+        ?? tickMetrics(
+          published.lastTick?.snapshot, alerts: published.alerts, settings: published.metrics)
       exposition.probeSenders = published.probeSenders.sorted { $0.key < $1.key }.map {
         target, counters in
         .init(

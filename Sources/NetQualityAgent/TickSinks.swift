@@ -13,7 +13,7 @@ struct PublishedStateSink: TickSink {
   func publish(_ tick: TickPublication) {
     // Rendered here, once per tick and outside the lock, instead of at every scrape.
     let metrics = HTTPServer.tickMetrics(
-      tick.result, alerts: tick.alerts, settings: state.read(\.metrics))
+      tick.result.snapshot, alerts: tick.alerts, settings: state.read(\.metrics))
     let table = PeerTable(tick.result.snapshot, sorted: [.worst])
     state.update { published in
       published.tickMetrics = metrics

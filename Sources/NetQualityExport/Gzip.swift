@@ -46,6 +46,35 @@ public enum Gzip {
   }
 }
 
+extension Gzip {
+  /// `bytes` decompressed (one gzip member), or nil if they are not gzip: what a client of
+  /// `compress` does, for the tests that read compressed scrapes back.
+  public static func decompress(_ bytes: [UInt8]) -> [UInt8]? {
+    var stream = z_stream()
+    guard
+      inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    else { return nil }
+    defer { inflateEnd(&stream) }
+    var input = bytes
+    var output: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    var status = Z_OK
+    input.withUnsafeMutableBufferPointer { inputBuffer in
+      stream.next_in = inputBuffer.baseAddress
+      stream.avail_in = uInt(inputBuffer.count)
+      while status == Z_OK {
+        chunk.withUnsafeMutableBufferPointer { out in
+          stream.next_out = out.baseAddress
+          stream.avail_out = uInt(out.count)
+          status = inflate(&stream, Z_NO_FLUSH)
+          output += out.prefix(out.count - Int(stream.avail_out))
+        }
+      }
+    }
+    return status == Z_STREAM_END ? output : nil
+  }
+}
+
 extension String {
   fileprivate func trimmingCharacters(in characters: String) -> String {
     var text = Substring(self)

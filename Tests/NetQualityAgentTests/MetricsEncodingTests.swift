@@ -1,9 +1,9 @@
-import CZlib
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import NetQualityCore
+import NetQualityExport
 import XCTest
 
 @testable import NetQualityAgent
@@ -24,7 +24,7 @@ final class MetricsEncodingTests: XCTestCase {
         uri: "/metrics", method: .get, headers: [.acceptEncoding: "gzip"])
       XCTAssertEqual(zipped.headers[.contentEncoding], "gzip")
       XCTAssertEqual(zipped.headers[.vary], "Accept-Encoding")
-      let unzipped = try Self.gunzip(Array(buffer: zipped.body))
+      let unzipped = try XCTUnwrap(Gzip.decompress(Array(buffer: zipped.body)))
       // The same exposition, but for the scrape-time figures (the previous render's time).
       let withoutScrapeTime = { (body: String) in
         body.split(separator: "\n").filter { !$0.contains("netquality_scrape_duration") }
@@ -44,30 +44,5 @@ final class MetricsEncodingTests: XCTestCase {
       XCTAssertTrue(text.contains("netquality_cached_marker 1\n"))
       XCTAssertFalse(text.contains("netquality_peer_quality_level"))
     }
-  }
-
-  static func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
-    var stream = z_stream()
-    XCTAssertEqual(
-      inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)), Z_OK)
-    defer { inflateEnd(&stream) }
-    var input = bytes
-    var output: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    var status = Z_OK
-    input.withUnsafeMutableBufferPointer { inputBuffer in
-      stream.next_in = inputBuffer.baseAddress
-      stream.avail_in = uInt(inputBuffer.count)
-      while status == Z_OK {
-        chunk.withUnsafeMutableBufferPointer { out in
-          stream.next_out = out.baseAddress
-          stream.avail_out = uInt(out.count)
-          status = inflate(&stream, Z_NO_FLUSH)
-          output += out.prefix(out.count - Int(stream.avail_out))
-        }
-      }
-    }
-    XCTAssertEqual(status, Z_STREAM_END)
-    return output
   }
 }
