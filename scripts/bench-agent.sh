@@ -6,22 +6,37 @@
 # longest duration, and /metrics under load (median of 20 scrapes, plain and gzip, sizes,
 # promtool). Root (raw socket, capture); loopback addresses only (127.0.0.1, 127.16.0.0/12).
 #
-#   scripts/bench-agent.sh [STREAMS:PACKETS_PER_SECOND:SECONDS ...]
-#       default: 1000:50000:30 10000:100000:60 100000:50000:60
+#   scripts/bench-agent.sh [STREAMS:PACKETS_PER_SECOND:SECONDS[:STREAMS_PER_PEER] ...]
+#       default: 1000:50000:30 10000:100000:60 100000:50000:60 100000:50000:60:4
+#       (one stream per peer, as many peers as streams; the last one with 4 streams a peer,
+#       25,000 peers, like an SFU's participants with audio and video each way)
 #   scripts/bench-agent.sh churn [WAVE_SECONDS] [WAVES]
 #       calls come and go: 5,000 streams at once, each living 10 s (500 new streams/s), 5,000
 #       packets/s, for WAVE_SECONDS (default 600: 300,000 streams), then silence until every
 #       one is forgotten (timeout 20 s + grace 10 s), WAVES times (default 2); resident
 #       memory and netquality_streams before, during and after each wave.
+#   scripts/bench-agent.sh dashboard [SECONDS] [MAX_SIZE_MB]
+#       10,000 streams from 10,000 peers at 5 packets/s each for SECONDS (default 3600) with
+#       the text dashboard written to a file rotated at MAX_SIZE_MB (default 10, the default
+#       setting): the live file's largest size (sampled every 10 s), the rotated files, and
+#       whether any file ever passed the limit.
+#
+# BENCH_OUT: the directory for the loader, configuration and logs (default bench-out).
+# The benchmark floods lo: run it alone, or in a network namespace of its own so another
+# user of lo (a test suite capturing udp on it) is not disturbed:
+#   ip netns add nq-bench && ip -n nq-bench link set lo up
+#   ip netns exec nq-bench scripts/bench-agent.sh ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "netquality: error: the agent benchmark captures on lo: run as root" >&2; exit 1; }
 scripts/bootstrap.sh gcc curl
-swift build -c release --product netquality >/dev/null
-out=bench-out
+# NETQUALITY_BIN: a release binary to run instead of building one (a copy, so a build during
+# a long run cannot replace the running agent's file).
+netquality=${NETQUALITY_BIN:-.build/release/netquality}
+[ -n "${NETQUALITY_BIN:-}" ] || swift build -c release --product netquality >/dev/null
+out=${BENCH_OUT:-bench-out}
 mkdir -p "$out"
 cc -O2 -Wall -o "$out/rtp-flood" scripts/bench/rtp-flood.c
-netquality=.build/release/netquality
 port=19480
 dport=42000
 source tests/e2e/lib.sh
@@ -64,8 +79,8 @@ longest() {  # SO_FAR PHASE
     '$1 == "netquality_tick_duration_seconds{phase=\"" phase "\"}" && $2 > m {m = $2} END {print m}'
 }
 
-run_scenario() {  # STREAMS RATE SECONDS
-  local streams=$1 rate=$2 seconds=$3
+run_scenario() {  # STREAMS RATE SECONDS STREAMS_PER_PEER
+  local streams=$1 rate=$2 seconds=$3 per_peer=$4
   start_agent ""
   trap 'stop_process $agent' EXIT
   local idle_kb before after ticks flood_pid harvest=0 score=0 publish=0 metrics
@@ -73,7 +88,7 @@ run_scenario() {  # STREAMS RATE SECONDS
   ticks=$(getconf CLK_TCK)
   before=$(cpu_ticks)
   timeout -k 5 $((seconds + 30)) "$out/rtp-flood" --streams "$streams" --rate "$rate" \
-    --seconds "$seconds" --dport "$dport" >"$out/flood.out" &
+    --seconds "$seconds" --per-peer "$per_peer" --dport "$dport" >"$out/flood.out" &
   flood_pid=$!
   # Halfway through: scrapes under load, and promtool on one of them.
   sleep $((seconds / 2))
@@ -105,7 +120,7 @@ run_scenario() {  # STREAMS RATE SECONDS
   rss=$(status_kb VmRSS)
   stop_process "$agent"
   trap - EXIT
-  echo "| $streams streams, $(awk -v n="$sent" -v s="$took" 'BEGIN {printf "%.0f", n / s}') packets/s for $took s ($sent sent) | $dropped of $((received / 2)) | $(awk -v u=$((after - before)) -v hz="$ticks" -v s="$took" 'BEGIN {printf "%.0f %%", u / hz / s * 100}') | $((hwm / 1024)) / $((rss / 1024)) MiB, $(( (rss - idle_kb) * 1024 / streams )) B per stream | $(awk -v h="$harvest" -v s="$score" -v p="$publish" 'BEGIN {printf "%.1f / %.0f / %.0f ms", h * 1000, s * 1000, p * 1000}') | $(awk -v t="$plain_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $plain_size B; gzip $(awk -v t="$gzip_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $gzip_size B | $promtool_result | $tracked |"
+  echo "| $streams streams from $((streams / per_peer)) peers, $(awk -v n="$sent" -v s="$took" 'BEGIN {printf "%.0f", n / s}') packets/s for $took s ($sent sent) | $dropped of $((received / 2)) | $(awk -v u=$((after - before)) -v hz="$ticks" -v s="$took" 'BEGIN {printf "%.0f %%", u / hz / s * 100}') | $((hwm / 1024)) / $((rss / 1024)) MiB, $(( (rss - idle_kb) * 1024 / streams )) B per stream | $(awk -v h="$harvest" -v s="$score" -v p="$publish" 'BEGIN {printf "%.1f / %.0f / %.0f ms", h * 1000, s * 1000, p * 1000}') | $(awk -v t="$plain_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $plain_size B; gzip $(awk -v t="$gzip_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $gzip_size B | $promtool_result | $tracked |"
 }
 
 churn() {  # WAVE_SECONDS WAVES
@@ -143,15 +158,56 @@ churn() {  # WAVE_SECONDS WAVES
   trap - EXIT
 }
 
+dashboard() {  # SECONDS MAX_SIZE_MB
+  local seconds=$1 limit_mb=$2 file
+  file="$(realpath "$out")/dashboard.txt"
+  rm -f "$file" "$file".*
+  start_agent "dashboard_file: $file"$'\n'"dashboard: {max_size_mb: $limit_mb, keep: 3}"
+  trap 'stop_process $agent' EXIT
+  timeout -k 5 $((seconds + 30)) "$out/rtp-flood" --streams 10000 --rate 50000 \
+    --seconds "$seconds" --dport "$dport" >"$out/flood.out" &
+  local flood_pid=$! largest=0 size over=0 limit=$((limit_mb * 1048576)) peers=0
+  while kill -0 "$flood_pid" 2>/dev/null; do
+    for f in "$file" "$file".*; do
+      [ -e "$f" ] || continue
+      size=$(stat -c %s "$f")
+      [ "$size" -le "$largest" ] || largest=$size
+      [ "$size" -le "$limit" ] || over=$((over + 1))
+    done
+    sleep 10
+  done
+  wait "$flood_pid"
+  read -r sent took distinct <"$out/flood.out"
+  peers=$(scrape | metric 'netquality_peers_in_state')
+  local metrics
+  metrics=$(scrape)
+  echo "10,000 streams ($distinct distinct, $sent packets in $took s), $peers peers at the end; limit $limit bytes:"
+  echo
+  echo "| file | bytes |"
+  echo "|---|---|"
+  for f in "$file" "$file".*; do
+    [ -e "$f" ] && echo "| $(basename "$f") | $(stat -c %s "$f") |"
+  done
+  echo
+  echo "Largest size seen: $largest bytes; samples over the limit: $over; rotations: $(echo "$metrics" | metric netquality_dashboard_rotations_total); failed writes: $(echo "$metrics" | metric netquality_dashboard_failed_writes_total); capture drops: $(echo "$metrics" | metric netquality_capture_dropped_packets_total)."
+  stop_process "$agent"
+  trap - EXIT
+  [ "$over" -eq 0 ]
+}
+
+if [ "${1:-}" = dashboard ]; then
+  dashboard "${2:-3600}" "${3:-10}"
+  exit
+fi
 if [ "${1:-}" = churn ]; then
   churn "${2:-600}" "${3:-2}"
   exit 0
 fi
 echo "| load | capture drops (of packets captured) | agent CPU (one core) | resident peak / end | tick harvest / score / publish (longest) | /metrics median of 20 under load | promtool | netquality_streams |"
 echo "|---|---|---|---|---|---|---|---|"
-for scenario in "${@:-1000:50000:30 10000:100000:60 100000:50000:60}"; do
+for scenario in "${@:-1000:50000:30 10000:100000:60 100000:50000:60 100000:50000:60:4}"; do
   for one in $scenario; do
-    IFS=: read -r streams rate seconds <<<"$one"
-    run_scenario "$streams" "$rate" "$seconds"
+    IFS=: read -r streams rate seconds per_peer <<<"$one"
+    run_scenario "$streams" "$rate" "$seconds" "${per_peer:-1}"
   done
 done

@@ -45,6 +45,7 @@ public struct Agent {
   }
 
   public func run() async throws {
+    MemoryTrim.tuneAllocator()
     let configuration = overrides.applied(to: file)
     let (interfaces, addresses) = try Self.resolvedCapture(configuration)
     let options = LiveCapture.Options(

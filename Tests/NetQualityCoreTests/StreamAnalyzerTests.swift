@@ -202,11 +202,18 @@ final class StreamAnalyzerTests: XCTestCase {
     // Transit steps of 2 ms every third packet: the estimate settles well above zero.
     XCTAssertGreaterThan(try XCTUnwrap(stream.maxJitterSeconds), 0.0005)
     XCTAssertLessThan(try XCTUnwrap(stream.maxJitterSeconds), 0.002)
+    // The rate found, the stream's inference buffer is given back (and with no stream left
+    // inferring, the buffers' storage with it).
+    XCTAssertTrue(analyzer.inferences.isEmpty)
+    XCTAssertEqual(analyzer.streams.map(\.inferenceSlot), [-1])
   }
 
   func testShortStreamOfUnknownRateInfersAtReportTime() throws {
     var analyzer = StreamAnalyzer()
     analyzer.feedAudio(ssrc: 0x5407, payloadType: 120, count: 8, clockRate: 48_000)
+    // Still collecting: the stream holds one buffer.
+    XCTAssertEqual(analyzer.inferences.count, 1)
+    XCTAssertEqual(analyzer.streams.map(\.inferenceSlot), [0])
     let stream = try XCTUnwrap(analyzer.stream(0x5407))
     XCTAssertEqual(stream.clockRateSource, .inferred)
     XCTAssertEqual(stream.clockRateHz, 48_000)

@@ -31,6 +31,7 @@ extension StreamAnalyzer {
         streamsByFlow[flow] = byFlow.isEmpty ? nil : byFlow
       }
       streams[index].confirmation = nil
+      releaseInferenceSlot(ofStream: index)
       freeIndices.append(index)
       freeSet.insert(index)
     }

@@ -35,11 +35,11 @@ extension StreamAnalyzer {
     var jitter = stream.jitter
     // A short stream may end before its buffer filled: infer from what there is.
     if clock.source == .unknown, stream.inferenceState == .collecting,
-      let rate = details[index].inference.estimateHz()
+      let inference = inferenceBuffer(ofStream: index)?.inference,
+      let rate = inference.estimateHz()
     {
       clock = PayloadClock(rateHz: rate, source: .inferred, isEvent: false)
       jitter = JitterEstimator()
-      let inference = details[index].inference
       for sample in 0..<inference.count {
         jitter.update(
           arrivalNanoseconds: inference.arrivals[sample], timestamp: inference.timestamps[sample],

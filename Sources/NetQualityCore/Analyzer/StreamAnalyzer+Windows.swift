@@ -37,18 +37,12 @@ extension StreamAnalyzer {
   /// The cumulative figures of stream `index` (0 ..< streamCount; indices never change).
   public func counters(ofStream index: Int) -> StreamCounters {
     let stream = streams[index]
-    var confirmed = stream.confirmation != nil
-    if !confirmed && !freeSet.contains(index) {
-      let flow = FlowKey(source: stream.key.source, destination: stream.key.destination)
-      confirmed = confirmedFlows.contains(flow) || confirmedFlows.contains(flow.reversed)
-    }
-    let clock = stream.reportedClock
-    let hasClock = clock.source != .unknown
-    let media = signalledMedia[stream.key.destination] ?? signalledMedia[stream.key.source]
+    let clockRateHz = clockRateHz(of: stream)
+    let hasClock = clockRateHz != nil
     return StreamCounters(
       key: stream.key,
       interface: stream.interface,
-      isConfirmed: confirmed,
+      isConfirmed: isConfirmed(index),
       packets: stream.packets,
       expected: stream.sequence.expected,
       countedPackets: stream.sequence.countedPackets,
@@ -61,11 +55,33 @@ extension StreamAnalyzer {
       resumedAt: CaptureTime(nanosecondsSinceEpoch: stream.resumedAtNanoseconds),
       jitterSeconds: hasClock ? stream.jitter.jitterSeconds : nil,
       windowMaxJitterSeconds: hasClock ? stream.jitter.windowMaxJitterSeconds : nil,
-      clockRateHz: hasClock ? Int(clock.rateHz) : nil,
-      // Video by SDP media kind, or by the 90 kHz clock every RTP video format uses.
-      isVideo: media?.kind == "video" || clock.rateHz == 90_000,
+      clockRateHz: clockRateHz,
+      isVideo: isVideo(stream),
       role: stream.role,
       feedback: details[index].feedback)
+  }
+
+  /// Validated as RTP: by probation or SDP, or on the same address pair as a validated stream.
+  func isConfirmed(_ index: Int) -> Bool {
+    let stream = streams[index]
+    if stream.confirmation != nil { return true }
+    guard !freeSet.contains(index) else { return false }
+    let flow = FlowKey(source: stream.key.source, destination: stream.key.destination)
+    return confirmedFlows.contains(flow) || confirmedFlows.contains(flow.reversed)
+  }
+
+  /// The stream's RTP clock rate, when known (signalled, static or inferred).
+  func clockRateHz(of stream: RTPStream) -> Int? {
+    let clock = stream.reportedClock
+    return clock.source != .unknown ? Int(clock.rateHz) : nil
+  }
+
+  /// Video by SDP media kind, or by the 90 kHz clock every RTP video format uses.
+  func isVideo(_ stream: RTPStream) -> Bool {
+    if stream.reportedClock.rateHz == 90_000 { return true }
+    guard !signalledMedia.isEmpty else { return false }
+    let media = signalledMedia[stream.key.destination] ?? signalledMedia[stream.key.source]
+    return media?.kind == "video"
   }
 
   /// Starts a new scoring window on every stream (the jitter maximum restarts).

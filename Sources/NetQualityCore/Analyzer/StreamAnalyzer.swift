@@ -26,8 +26,13 @@ public struct StreamAnalyzer: Sendable {
   var decodeErrors = DecodeErrorCounters()
   var table = StreamTable()
   var streams = ContiguousArray<RTPStream>()
-  /// Cold per-stream data (RTCP, inference buffer), same index as `streams`.
+  /// Cold per-stream data (RTCP), same index as `streams`.
   var details = ContiguousArray<StreamDetails>()
+  /// The buffers of the streams whose clock rate is being inferred, by `RTPStream.inferenceSlot`
+  /// (few streams at a time: only those of a payload type with no known clock), and the free
+  /// slots among them.
+  var inferences = ContiguousArray<InferenceBuffer>()
+  var freeInferenceSlots: [Int32] = []
   /// Indices of forgotten streams, reused by new ones (see `forget(silentSince:)`).
   var freeIndices: [Int] = []
   var freeSet: Set<Int> = []
@@ -295,7 +300,7 @@ public struct StreamAnalyzer: Sendable {
       // The first known clock is the stream's reported one, and ends any inference still
       // collecting for another payload type.
       streams[index].reportedClock = clock
-      streams[index].inferenceState = .notNeeded
+      endInference(index, .notNeeded)
     }
     if streams[index].currentClock.source == .sdp && streams[index].confirmation == nil {
       confirm(index, by: .sdp)
@@ -304,56 +309,6 @@ public struct StreamAnalyzer: Sendable {
       // SDP names the format: its role is known, no need to guess it from behaviour.
       streams[index].role = StreamRole.signalled(encodingName: format.encodingName)
       streams[index].repair.packetsChecked = RepairCheck.packetsToDecide
-    }
-  }
-
-  /// Collects (arrival, timestamp) pairs of the stream's first unknown-rate payload type and
-  /// replays them into the jitter estimator once the rate is inferred.
-  mutating func inferClock(_ index: Int, header: RTPHeader, arrivalNanoseconds: Int64) {
-    switch streams[index].inferenceState {
-    case .notNeeded:
-      // Only a stream with no known clock yet infers one (events beside audio do not).
-      guard streams[index].reportedClock.source == .unknown else { return }
-      streams[index].inferenceState = .collecting
-      streams[index].inferencePayloadType = header.payloadType
-    case .collecting:
-      guard streams[index].inferencePayloadType == header.payloadType else { return }
-    case .done:
-      guard streams[index].inferencePayloadType == header.payloadType else { return }
-      streams[index].jitter.update(
-        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp,
-        secondsPerTick: streams[index].reportedClock.secondsPerTick,
-        countsTowardsSummary: !header.marker)
-      return
-    case .failed:
-      return
-    }
-    details[index].inference.add(
-      arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp)
-    details[index].inferencePackets += 1
-    let collected = details[index].inferencePackets
-    guard collected >= ClockRateInference.bufferCapacity,
-      collected % ClockRateInference.bufferCapacity == 0
-    else { return }
-    guard let rate = details[index].inference.estimateHz() else {
-      if collected >= StreamDetails.inferenceGiveUpPackets {
-        streams[index].inferenceState = .failed
-      }
-      return
-    }
-    streams[index].inferenceState = .done
-    streams[index].reportedClock = PayloadClock(rateHz: rate, source: .inferred, isEvent: false)
-    let inference = details[index].inference
-    for sample in 0..<inference.count {
-      streams[index].jitter.update(
-        arrivalNanoseconds: inference.arrivals[sample], timestamp: inference.timestamps[sample],
-        secondsPerTick: 1 / rate, countsTowardsSummary: true)
-    }
-    if collected > ClockRateInference.bufferCapacity {
-      streams[index].jitter.update(
-        arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp,
-        secondsPerTick: 1 / rate,
-        countsTowardsSummary: !header.marker)
     }
   }
 
@@ -395,12 +350,7 @@ struct SenderKey: Hashable {
   var ssrc: UInt32
 }
 
-/// Cold per-stream data, touched only by RTCP or while a clock rate is inferred.
+/// Cold per-stream data, touched only by RTCP.
 struct StreamDetails {
-  /// Packets of an unknown-rate payload type after which inference stops trying.
-  static let inferenceGiveUpPackets = 4096
-
-  var inference = ClockRateInference()
-  var inferencePackets = 0
   var feedback = ReceptionFeedback()
 }

@@ -16,7 +16,7 @@ struct PeerRecord {
   var recoveredAt: CaptureTime?
   /// The capture interfaces the peer's streams were seen on at the last tick: a link going
   /// down takes these peers down at once (`Scorer.linkChanged`).
-  var interfaces: Set<UInt8> = []
+  var interfaces = InterfaceSet()
 
   init(firstSeen: CaptureTime) {
     tracker = ConnectionTracker(firstSeen: firstSeen)
@@ -28,11 +28,21 @@ struct WindowPool {
   private var windows: [(packets: Int64, expected: Int64, lost: Int64)] = []
 
   mutating func push(packets: Int64, expected: Int64, lost: Int64, keep: Int) {
+    if packets == 0, expected == 0, lost == 0,
+      windows.allSatisfy({ $0.packets == 0 && $0.expected == 0 && $0.lost == 0 })
+    {
+      // Nothing in the pool nor in the window (a peer without video, or not probed): an empty
+      // pool sums the same, and keeps no storage.
+      windows = []
+      return
+    }
     windows.append((packets, expected, lost))
     if windows.count > keep { windows.removeFirst(windows.count - keep) }
   }
 
   var packets: Int64 { windows.reduce(0) { $0 + $1.packets } }
+  /// Windows held (none while every one was empty).
+  var windowCount: Int { windows.count }
   /// Pooled loss, never below 0 (late packets refund loss counted in an earlier window).
   var lossRatio: Double {
     let expected = windows.reduce(0) { $0 + $1.expected }

@@ -11,7 +11,7 @@ struct PeerWindow {
   var lastRTCP: CaptureTime?
   var rtcpAllowanceSeconds: Double?
   /// Capture interfaces the peer's streams were seen on.
-  var interfaces: Set<UInt8> = []
+  var interfaces = InterfaceSet()
   var rxGoodbye: CaptureTime?
   var rxStreamsEnded = 0
   var rxStreams = 0
@@ -36,15 +36,11 @@ struct PeerWindow {
   var sessionEnd: SessionEnd?
   var streams = 0
 
-  mutating func add(
-    _ window: StreamWindow, counters: StreamCounters, rtcp: RTCPCadence?,
-    stun: RoundTripStatistics?, end: SessionEnd?
-  ) {
+  mutating func add(_ window: StreamWindow, _ counters: StreamHarvest.Stream) {
+    let (rtcp, end) = (counters.peerCadence, counters.peerEnd)
     streams += 1
-    if let seconds = stun?.lastSeconds, let time = stun?.lastTime,
-      stunRoundTrip.map({ time > $0.time }) ?? true
-    {
-      stunRoundTrip = (time, seconds * 1000)
+    if let stun = counters.peerSTUN, stunRoundTrip.map({ stun.time > $0.time }) ?? true {
+      stunRoundTrip = (stun.time, stun.seconds * 1000)
     }
     if let end, sessionEnd.map({ end.time > $0.time }) ?? true { sessionEnd = end }
     if let rtcp {
@@ -89,23 +85,17 @@ struct PeerWindow {
       // capture. The samples of the peer's streams (our reports about them) measure the loop
       // from the capture point through this host and back, close to 0 on a host capture:
       // they stay the stream's `rtt_ms`, never the peer's.
-      if let sample = counters.feedback.roundTrip.lastSeconds,
-        let time = counters.feedback.roundTrip.lastTime,
-        roundTrip.map({ time > $0.time }) ?? true
+      if let sample = counters.feedback.roundTrip, roundTrip.map({ sample.time > $0.time }) ?? true
       {
-        roundTrip = (time, sample * 1000)
+        roundTrip = (sample.time, sample.seconds * 1000)
       }
       txPackets += window.packets
       txPacketsTotal += window.packetsTotal
       txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)
       txVideo = txVideo || counters.isVideo
-      if let time = counters.feedback.lastReportTime,
-        let fraction = counters.feedback.lastFractionLost
-      {
-        let jitter = zip(counters.feedback.lastJitterTimestampUnits, counters.clockRateHz).map {
-          Double($0.0) / Double($0.1) * 1000
-        }
-        txFeedback.append((time, counters.feedback.previousReportTime, fraction, jitter))
+      if let report = counters.feedback.lastReport {
+        txFeedback.append(
+          (report.time, report.since, report.fractionLost, report.jitterMilliseconds))
       }
     }
   }
@@ -114,7 +104,7 @@ struct PeerWindow {
 extension PeerWindow {
   /// A repair stream: its packets count as repairs, its arrivals as the peer's activity; its
   /// jitter (the age of what it repairs) and loss stay out of the peer's figures.
-  fileprivate mutating func addRepair(_ window: StreamWindow, counters: StreamCounters) {
+  fileprivate mutating func addRepair(_ window: StreamWindow, counters: StreamHarvest.Stream) {
     switch (window.direction, counters.role) {
     case (.rx, .fec):
       rxFEC.window += window.packets
@@ -132,9 +122,4 @@ extension PeerWindow {
       txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)
     }
   }
-}
-
-private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
-  guard let a, let b else { return nil }
-  return (a, b)
 }

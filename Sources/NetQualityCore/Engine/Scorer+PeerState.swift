@@ -70,7 +70,7 @@ extension Scorer {
   }
 
   /// When the last of `interfaces` went down, if every one of them is down now.
-  func linkDownSince(_ interfaces: Set<UInt8>) -> CaptureTime? {
+  func linkDownSince(_ interfaces: InterfaceSet) -> CaptureTime? {
     guard !interfaces.isEmpty else { return nil }
     var latest = CaptureTime.zero
     for interface in interfaces {

@@ -105,9 +105,7 @@ public struct Scorer: Sendable {
     for stream in harvest.streams {
       let window = streamWindow(stream, now: now, interval: interval)
       windows.append(window)
-      byPeer[configuration.peerName(stream.peer), default: PeerWindow()].add(
-        window, counters: stream.counters, rtcp: stream.peerCadence, stun: stream.peerSTUN,
-        end: stream.peerEnd)
+      byPeer[configuration.peerName(stream.peer), default: PeerWindow()].add(window, stream)
     }
     // Peers with no stream or probe left are forgotten with their streams.
     let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now))
@@ -173,7 +171,7 @@ public struct Scorer: Sendable {
   )
     -> StreamWindow
   {
-    let (index, counters, direction) = (stream.index, stream.counters, stream.direction)
+    let (index, counters, direction) = (stream.index, stream, stream.direction)
     while baselines.count <= index {
       baselines.append(StreamBaseline())
       streamTrackers.append(nil)
@@ -211,7 +209,7 @@ public struct Scorer: Sendable {
       to: now, lastActivity: activity, resumedAt: counters.resumedAt,
       endedAt: counters.feedback.goodbyeTime, control: control, timers: configuration.timers)
     streamTrackers[index] = tracker
-    let roundTrip = counters.feedback.roundTrip.lastSeconds.map { $0 * 1000 }
+    let roundTrip = counters.feedback.roundTrip.map { $0.seconds * 1000 }
     let window = StreamWindow(
       key: counters.key, direction: direction, role: counters.role,
       packets: counters.packets - before.packets,

@@ -39,6 +39,8 @@ struct RTPStream {
   let interface: UInt8
   /// Set while the clock rate of `inferencePayloadType` is being estimated.
   var inferencePayloadType: UInt8 = .max
+  /// The stream's buffer in `StreamAnalyzer.inferences` while collecting, else -1.
+  var inferenceSlot: Int32 = -1
   var truncatedPackets: Int64 = 0
   var firstArrivalNanoseconds: Int64 = 0
   /// The arrival that ended the latest silence of a second or more: when traffic resumed.
