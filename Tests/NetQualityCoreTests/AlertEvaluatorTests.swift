@@ -76,4 +76,29 @@ final class AlertEvaluatorTests: XCTestCase {
     // The streak restarted: two more bad ticks are not enough.
     XCTAssertEqual(run([0.1, 0.1], evaluator: &evaluator).flatMap { $0 }.count, 0)
   }
+
+  func testStreaksOfSeveralRulesEndOneByOneAndAcrossAReload() {
+    let jitter = AlertRule(
+      name: "jitter", metric: .rxJitterMilliseconds, comparison: .greater, threshold: 20,
+      forTicks: 1, severity: .warning)
+    var evaluator = AlertEvaluator(rules: [rule, jitter])
+    func tick(_ tick: Int, loss: Double, jitterMilliseconds: Double) -> [Alert] {
+      evaluator.evaluate(
+        peer: "p", at: time(tick),
+        value: { $0 == .rxLossRatio ? loss : jitterMilliseconds }, describe: { _, _ in "" })
+    }
+    XCTAssertEqual(tick(0, loss: 0.1, jitterMilliseconds: 30).map(\.rule), ["jitter"])
+    XCTAssertEqual(tick(1, loss: 0.1, jitterMilliseconds: 5).map(\.state), [.resolved])
+    // The loss streak went on beside the jitter one's end: its third tick fires.
+    XCTAssertEqual(tick(2, loss: 0.1, jitterMilliseconds: 5).map(\.rule), ["loss"])
+    XCTAssertEqual(tick(3, loss: 0.01, jitterMilliseconds: 5).map(\.state), [.resolved])
+    // Healthy again: nothing holds, nothing left to resolve.
+    XCTAssertEqual(evaluator.resolveAll(peer: "p", at: time(4)).count, 0)
+    XCTAssertEqual(tick(5, loss: 0.1, jitterMilliseconds: 30).map(\.rule), ["jitter"])
+    // A reload drops the jitter rule while it fires: the peer's end still resolves it.
+    evaluator.rules = [rule]
+    XCTAssertEqual(tick(6, loss: 0.01, jitterMilliseconds: 30).count, 0)
+    XCTAssertEqual(evaluator.resolveAll(peer: "p", at: time(7)).map(\.rule), ["jitter"])
+    XCTAssertTrue(evaluator.firing.isEmpty)
+  }
 }

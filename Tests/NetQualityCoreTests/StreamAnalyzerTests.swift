@@ -191,6 +191,33 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertEqual(analyzer.report().capture.sipMessagesWithSDP, 1)
   }
 
+  func testSignalledMediaIsForgottenOnceNoLiveStreamUsesIt() throws {
+    var analyzer = StreamAnalyzer()
+    analyzer.feedInvite()
+    // 10 s of the announced call (500 packets from 0 to 9.98 s).
+    analyzer.feedAudio(
+      from: Net.endpoint("192.0.2.20", 30_000), to: Net.endpoint("192.0.2.10", 40_000),
+      ssrc: 0x0906, payloadType: 111, count: 500, clockRate: 48_000)
+    let announced = Net.endpoint("192.0.2.10", 40_000)
+    XCTAssertNotNil(analyzer.signalledMedia[announced])
+    // Signalled at 0, but its stream was live at 9.98 s: kept, and marked as used then.
+    analyzer.forget(silentSince: Net.time(5000))
+    XCTAssertEqual(analyzer.signalledMedia[announced]?.lastUsed, Net.time(9980))
+    XCTAssertEqual(analyzer.liveStreamCount, 1)
+    // The call is over and its stream forgotten: the SDP goes with it.
+    analyzer.forget(silentSince: Net.time(20_000))
+    XCTAssertEqual(analyzer.liveStreamCount, 0)
+    XCTAssertTrue(analyzer.signalledMedia.isEmpty)
+    // An offer whose call never came is forgotten as old (the capture clock, monotonic,
+    // takes the offer stamped 0 as of the last packet, 9.98 s).
+    analyzer.feedInvite()
+    XCTAssertEqual(analyzer.signalledMedia.count, 2)
+    analyzer.forget(silentSince: Net.time(9980))
+    XCTAssertEqual(analyzer.signalledMedia.count, 2)
+    analyzer.forget(silentSince: Net.time(9981))
+    XCTAssertTrue(analyzer.signalledMedia.isEmpty)
+  }
+
   func testUnknownClockRateIsInferredAndSaidSo() throws {
     var analyzer = StreamAnalyzer()
     analyzer.feedAudio(

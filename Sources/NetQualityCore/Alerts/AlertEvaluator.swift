@@ -9,6 +9,9 @@ public struct AlertEvaluator: Sendable {
   /// while they held): what `resolveAll(peer:)` looks up, so forgetting a peer costs one lookup
   /// per rule instead of a pass over every alert.
   private var ruleNames: Set<String> = []
+  /// How many streaks each peer holds: a peer with none (a healthy fleet's every peer) costs
+  /// one lookup per tick, not two per rule.
+  private var streakCounts: [String: Int] = [:]
 
   /// A (rule, peer) pair.
   public struct AlertKey: Hashable, Sendable {
@@ -29,12 +32,18 @@ public struct AlertEvaluator: Sendable {
     describe: (AlertRule, AlertEvidence) -> String
   ) -> [Alert] {
     var changes: [Alert] = []
+    let hadStreaks = streakCounts[peer] != nil
     for rule in rules {
-      let key = AlertKey(rule: rule.name, peer: peer)
       let current = value(rule.metric)
       let holds = current.map { rule.comparison.holds($0, rule.threshold) } ?? false
+      // Without a streak, the peer has nothing to restart or resolve either.
+      guard holds || hadStreaks else { continue }
+      let key = AlertKey(rule: rule.name, peer: peer)
       if holds, let current {
-        if streaks[key] == nil { ruleNames.insert(rule.name) }
+        if streaks[key] == nil {
+          ruleNames.insert(rule.name)
+          streakCounts[peer, default: 0] += 1
+        }
         var streak = streaks[key] ?? AlertEvidence()
         streak.add(current, comparison: rule.comparison, inputs: inputs(rule.metric))
         streaks[key] = streak
@@ -49,7 +58,7 @@ public struct AlertEvaluator: Sendable {
           changes.append(alert)
         }
       } else {
-        streaks[key] = nil
+        if streaks.removeValue(forKey: key) != nil { endStreak(of: peer) }
         if var alert = firing.removeValue(forKey: key) {
           alert.state = .resolved
           alert.end = time
@@ -62,6 +71,7 @@ public struct AlertEvaluator: Sendable {
 
   /// Resolves every alert of `peer` (a clean end: BYE).
   mutating func resolveAll(peer: String, at time: CaptureTime) -> [Alert] {
+    guard streakCounts.removeValue(forKey: peer) != nil else { return [] }
     var changes: [Alert] = []
     for rule in ruleNames.sorted() {
       let key = AlertKey(rule: rule, peer: peer)
@@ -75,6 +85,11 @@ public struct AlertEvaluator: Sendable {
     return changes
   }
 
+  private mutating func endStreak(of peer: String) {
+    guard let count = streakCounts[peer] else { return }
+    streakCounts[peer] = count > 1 ? count - 1 : nil
+  }
+
   /// Rebuilds the tables at the size of what is left once most entries are gone (see
   /// `Scorer.shrinkAfterChurn`).
   mutating func shrinkAfterChurn() {
@@ -83,6 +98,9 @@ public struct AlertEvaluator: Sendable {
     }
     if firing.capacity > 4 * max(firing.count, 1024) {
       firing = Dictionary(uniqueKeysWithValues: firing.map { ($0.key, $0.value) })
+    }
+    if streakCounts.capacity > 4 * max(streakCounts.count, 1024) {
+      streakCounts = Dictionary(uniqueKeysWithValues: streakCounts.map { ($0.key, $0.value) })
     }
   }
 }

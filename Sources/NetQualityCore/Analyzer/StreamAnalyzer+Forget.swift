@@ -49,7 +49,30 @@ extension StreamAnalyzer {
     if sessionEndByAddress.values.contains(where: { $0.time < cutoff }) {
       sessionEndByAddress = sessionEndByAddress.filter { $0.value.time >= cutoff }
     }
+    forgetSignalledMedia(unusedSince: cutoff)
     return silent.count
+  }
+
+  /// SDP media signalled before `cutoff` that no live stream uses any more (the call ended,
+  /// or never came): a SIP gateway sees a new offer for every call. An entry a live stream
+  /// still uses takes that stream's last arrival, so the pass over the streams that tells it
+  /// runs at most once per forgetting interval for a long call, not at every tick.
+  mutating func forgetSignalledMedia(unusedSince cutoff: CaptureTime) {
+    guard signalledMedia.values.contains(where: { $0.lastUsed < cutoff }) else { return }
+    var lastUse: [Endpoint: CaptureTime] = [:]
+    for index in streams.indices where !freeSet.contains(index) {
+      let key = streams[index].key
+      let arrival = CaptureTime(nanosecondsSinceEpoch: streams[index].lastArrivalNanoseconds)
+      for endpoint in [key.source, key.destination] where signalledMedia[endpoint] != nil {
+        lastUse[endpoint] = max(lastUse[endpoint] ?? arrival, arrival)
+      }
+    }
+    var kept: [Endpoint: SignalledMedia] = [:]
+    for (endpoint, var entry) in signalledMedia {
+      if let used = lastUse[endpoint] { entry.lastUsed = max(entry.lastUsed, used) }
+      if entry.lastUsed >= cutoff { kept[endpoint] = entry }
+    }
+    signalledMedia = kept
   }
 
   /// Whether the stream at `index` was forgotten (its index may be reused by a new stream).

@@ -84,9 +84,7 @@ extension StreamAnalyzer {
 
   func encodingName(_ payloadType: Int?, key: StreamKey) -> String? {
     guard let payloadType, let type = UInt8(exactly: payloadType) else { return nil }
-    if let media = signalledMedia[key.destination] ?? signalledMedia[key.source],
-      let format = media.payloadFormats[type]
-    {
+    if let format = signalled(key)?.payloadFormats[type] {
       return format.encodingName
     }
     return StaticPayloadTypes.name(type)

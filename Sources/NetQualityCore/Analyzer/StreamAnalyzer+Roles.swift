@@ -1,7 +1,13 @@
 /// Stream roles: media, or repairs of another stream (see `StreamRole`, `RepairCheck`).
 extension StreamAnalyzer {
   func signalledFormat(_ payloadType: UInt8, key: StreamKey) -> SessionDescription.PayloadFormat? {
-    (signalledMedia[key.destination] ?? signalledMedia[key.source])?.payloadFormats[payloadType]
+    signalled(key)?.payloadFormats[payloadType]
+  }
+
+  /// The SDP media of a stream: what its receiver, or else its sender, signalled.
+  func signalled(_ key: StreamKey) -> SessionDescription.Media? {
+    guard !signalledMedia.isEmpty else { return nil }
+    return (signalledMedia[key.destination] ?? signalledMedia[key.source])?.media
   }
 
   /// One of a new stream's first packets against its siblings (see `RepairCheck`).

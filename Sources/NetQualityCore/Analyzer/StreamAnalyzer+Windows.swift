@@ -79,9 +79,7 @@ extension StreamAnalyzer {
   /// Video by SDP media kind, or by the 90 kHz clock every RTP video format uses.
   func isVideo(_ stream: RTPStream) -> Bool {
     if stream.reportedClock.rateHz == 90_000 { return true }
-    guard !signalledMedia.isEmpty else { return false }
-    let media = signalledMedia[stream.key.destination] ?? signalledMedia[stream.key.source]
-    return media?.kind == "video"
+    return signalled(stream.key)?.kind == "video"
   }
 
   /// Starts a new scoring window on every stream (the jitter maximum restarts).

@@ -43,8 +43,9 @@ public struct StreamAnalyzer: Sendable {
   /// Stream indices by directed (source, destination) pair: the siblings a new stream is
   /// compared with to recognise retransmissions (`RepairCheck`).
   var streamsByFlow: [FlowKey: [Int32]] = [:]
-  /// SDP media by the endpoint that receives it.
-  var signalledMedia: [Endpoint: SessionDescription.Media] = [:]
+  /// SDP media by the endpoint that receives it, with when it was last signalled or in use
+  /// (forgotten like the streams, see `forget(silentSince:)`).
+  var signalledMedia: [Endpoint: SignalledMedia] = [:]
   /// Bumped whenever new SDP arrives, so streams re-resolve their payload clocks.
   var signallingGeneration = 0
   /// Sender reports by (sender address, SSRC), for round trips from LSR/DLSR.
@@ -162,7 +163,7 @@ public struct StreamAnalyzer: Sendable {
     case .turnChannelData:
       guard let inner = TURNChannelData.applicationData(in: payload, wireLength: wireLength) else {
         // Not ChannelData after all: SIP requests start with letters in this range.
-        _ = ingestSignalling(payload)
+        _ = ingestSignalling(payload, at: time)
         return
       }
       counters.turnChannelDataPackets += 1
@@ -180,7 +181,7 @@ public struct StreamAnalyzer: Sendable {
     case .zrtp:
       break
     case .unknown:
-      _ = ingestSignalling(payload)
+      _ = ingestSignalling(payload, at: time)
     }
   }
 
@@ -325,15 +326,21 @@ public struct StreamAnalyzer: Sendable {
   }
 
   /// SIP with SDP: remembers each media's endpoint and payload formats.
-  mutating func ingestSignalling(_ payload: UnsafeRawBufferPointer) -> Bool {
+  mutating func ingestSignalling(_ payload: UnsafeRawBufferPointer, at time: CaptureTime) -> Bool {
     guard let description = SessionDescription.fromSIPMessage(payload) else { return false }
     counters.sipMessagesWithSDP += 1
     for media in description.media {
-      signalledMedia[media.endpoint] = media
+      signalledMedia[media.endpoint] = SignalledMedia(media: media, lastUsed: time)
     }
     signallingGeneration += 1
     return true
   }
+}
+
+/// SDP media and when it was last signalled or used by a live stream.
+struct SignalledMedia {
+  var media: SessionDescription.Media
+  var lastUsed: CaptureTime
 }
 
 /// A directed address/port pair.
