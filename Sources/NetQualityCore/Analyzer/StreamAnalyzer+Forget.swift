@@ -21,15 +21,9 @@ extension StreamAnalyzer {
     }
     for index in silent {
       let key = streams[index].key
-      if var bySSRC = streamsBySSRC[key.ssrc] {
-        bySSRC.removeAll { $0 == Int32(index) }
-        streamsBySSRC[key.ssrc] = bySSRC.isEmpty ? nil : bySSRC
-      }
-      let flow = FlowKey(source: key.source, destination: key.destination)
-      if var byFlow = streamsByFlow[flow] {
-        byFlow.removeAll { $0 == Int32(index) }
-        streamsByFlow[flow] = byFlow.isEmpty ? nil : byFlow
-      }
+      streamsBySSRC.remove(Int32(index), under: key.ssrc)
+      streamsByFlow.remove(
+        Int32(index), under: FlowKey(source: key.source, destination: key.destination))
       streams[index].confirmation = nil
       releaseInferenceSlot(ofStream: index)
       freeIndices.append(index)
@@ -122,9 +116,9 @@ extension StreamAnalyzer {
       let keys = streams
       table.insert(
         key, at: index, rehashing: keys.indices.prefix(index).lazy.map { ($0, keys[$0].key) })
-      streamsBySSRC[key.ssrc, default: []].append(Int32(index))
+      streamsBySSRC.add(Int32(index), under: key.ssrc)
       let flow = FlowKey(source: key.source, destination: key.destination)
-      streamsByFlow[flow, default: []].append(Int32(index))
+      streamsByFlow.add(Int32(index), under: flow)
       liveFlows.insert(flow)
       liveFlows.insert(flow.reversed)
       liveSenders.insert(SenderKey(address: key.sourceAddress, ssrc: key.ssrc))

@@ -37,12 +37,12 @@ public struct StreamAnalyzer: Sendable {
   var freeIndices: [Int] = []
   var freeSet: Set<Int> = []
   /// Stream indices by SSRC, for attaching RTCP to streams.
-  var streamsBySSRC: [UInt32: [Int32]] = [:]
+  var streamsBySSRC: [UInt32: StreamIndices] = [:]
   /// Directed (source, destination) pairs that carry a validated stream.
   var confirmedFlows: Set<FlowKey> = []
   /// Stream indices by directed (source, destination) pair: the siblings a new stream is
   /// compared with to recognise retransmissions (`RepairCheck`).
-  var streamsByFlow: [FlowKey: [Int32]] = [:]
+  var streamsByFlow: [FlowKey: StreamIndices] = [:]
   /// SDP media by the endpoint that receives it, with when it was last signalled or in use
   /// (forgotten like the streams, see `forget(silentSince:)`).
   var signalledMedia: [Endpoint: SignalledMedia] = [:]
@@ -276,9 +276,9 @@ public struct StreamAnalyzer: Sendable {
       let live = current.indices.lazy.filter { !free.contains($0) && $0 != index }
       table.insert(key, at: index, rehashing: live.map { ($0, current[$0].key) })
     }
-    streamsBySSRC[key.ssrc, default: []].append(Int32(index))
-    streamsByFlow[FlowKey(source: key.source, destination: key.destination), default: []].append(
-      Int32(index))
+    streamsBySSRC.add(Int32(index), under: key.ssrc)
+    streamsByFlow.add(
+      Int32(index), under: FlowKey(source: key.source, destination: key.destination))
     if signalledMedia[key.destination] != nil || signalledMedia[key.source] != nil {
       confirm(index, by: .sdp)
     }

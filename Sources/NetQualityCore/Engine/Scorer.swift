@@ -101,30 +101,45 @@ public struct Scorer: Sendable {
     previousTick = now
     var windows: [StreamWindow] = []
     windows.reserveCapacity(harvest.streams.count)
-    var byPeer: [String: PeerWindow] = [:]
     for stream in harvest.streams {
-      let window = streamWindow(stream, now: now, interval: interval)
-      windows.append(window)
-      byPeer[configuration.peerName(stream.peer), default: PeerWindow()].add(window, stream)
+      windows.append(streamWindow(stream, now: now, interval: interval))
     }
+    // The streams in order of their peer's name: each peer is scored from its streams' windows
+    // in turn, without a table of every peer's window (400 bytes a peer).
+    let names = harvest.streams.map { configuration.peerName($0.peer) }
+    let order = names.indices.sorted { (names[$0], $0) < (names[$1], $1) }
     // Peers with no stream or probe left are forgotten with their streams.
     let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now))
+    let probedNames = probed.keys.sorted()
     var events = pendingEvents
     pendingEvents.removeAll()
     var snapshots: [PeerSnapshot] = []
-    snapshots.reserveCapacity(byPeer.count + probed.count)
-    for name in Set(byPeer.keys).union(probed.keys).sorted() {
-      let (snapshot, peerEvents) = updatePeer(
-        name, byPeer[name] ?? PeerWindow(), probe: probed[name], now: now)
+    snapshots.reserveCapacity(peers.count + probed.count)
+    var (position, probedPosition) = (0, 0)
+    while position < order.count || probedPosition < probedNames.count {
+      let name =
+        position < order.count
+        ? min(names[order[position]], probedNames[safe: probedPosition] ?? names[order[position]])
+        : probedNames[probedPosition]
+      var window = PeerWindow()
+      while position < order.count, names[order[position]] == name {
+        window.add(windows[order[position]], harvest.streams[order[position]])
+        position += 1
+      }
+      if probedNames[safe: probedPosition] == name { probedPosition += 1 }
+      let (snapshot, peerEvents) = updatePeer(name, window, probe: probed[name], now: now)
       snapshots.append(snapshot)
       events += peerEvents
     }
-    for name in peers.keys where byPeer[name] == nil && probed[name] == nil {
-      peers[name] = nil
-      for alert in alerts.resolveAll(peer: name, at: now) {
-        events.append(
-          EngineEvent(time: now, kind: .alertResolved, peer: name, previousState: nil, alert: alert)
-        )
+    if peers.count > snapshots.count {
+      let scored = Set(snapshots.map(\.peer))
+      for name in peers.keys.filter({ !scored.contains($0) }) {
+        peers[name] = nil
+        for alert in alerts.resolveAll(peer: name, at: now) {
+          events.append(
+            EngineEvent(
+              time: now, kind: .alertResolved, peer: name, previousState: nil, alert: alert))
+        }
       }
     }
     let active = snapshots.filter {
@@ -222,5 +237,12 @@ public struct Scorer: Sendable {
       roundTripMilliseconds: roundTrip, packetsTotal: counters.packets,
       lostTotal: max(0, counters.expected - counters.countedPackets), state: tracker.state)
     return window
+  }
+}
+
+extension Array {
+  /// The element at `index`, or nil past either end.
+  fileprivate subscript(safe index: Int) -> Element? {
+    indices.contains(index) ? self[index] : nil
   }
 }
