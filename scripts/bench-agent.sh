@@ -57,12 +57,6 @@ EOF
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$agent/stat"; }
 status_kb() { awk -v key="$1:" '$1 == key {print $2}' "/proc/$agent/status"; }
-# Resident kilobytes of the capture ring (the packet socket's mapping: 16 MiB by default,
-# resident once packets have gone round it): fixed by `buffer_mb`, not memory that grows.
-ring_kb() {
-  awk '/^[0-9a-f]+-[0-9a-f]+ / {ring = ($6 ~ /^socket:/)} ring && $1 == "Rss:" {kb += $2}
-    END {print kb + 0}' "/proc/$agent/smaps"
-}
 scrape() { curl -s --max-time 20 "http://127.0.0.1:$port/metrics"; }
 metric() { awk -v name="$1" '$1 ~ "^"name"({|$)" {sum += $2} END {printf "%.0f", sum}'; }
 median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -89,8 +83,9 @@ run_scenario() {  # STREAMS RATE SECONDS STREAMS_PER_PEER
   local streams=$1 rate=$2 seconds=$3 per_peer=$4
   start_agent ""
   trap 'stop_process $agent' EXIT
-  local idle_kb before after ticks flood_pid harvest=0 score=0 publish=0 metrics
+  local idle_kb idle_anon_kb before after ticks flood_pid harvest=0 score=0 publish=0 metrics
   idle_kb=$(status_kb VmRSS)
+  idle_anon_kb=$(status_kb RssAnon)
   ticks=$(getconf CLK_TCK)
   before=$(cpu_ticks)
   timeout -k 5 $((seconds + 30)) "$out/rtp-flood" --streams "$streams" --rate "$rate" \
@@ -118,16 +113,16 @@ run_scenario() {  # STREAMS RATE SECONDS STREAMS_PER_PEER
   read -r sent took distinct <"$out/flood.out"
   sleep 3  # the last window published
   metrics=$(scrape)
-  local received dropped tracked hwm rss ring
+  local received dropped tracked hwm rss anon
   received=$(echo "$metrics" | metric netquality_capture_received_packets_total)
   dropped=$(echo "$metrics" | metric netquality_capture_dropped_packets_total)
   tracked=$(echo "$metrics" | metric netquality_streams)
   hwm=$(status_kb VmHWM)
   rss=$(status_kb VmRSS)
-  ring=$(ring_kb)
+  anon=$(status_kb RssAnon)
   stop_process "$agent"
   trap - EXIT
-  echo "| $streams streams from $((streams / per_peer)) peers, $(awk -v n="$sent" -v s="$took" 'BEGIN {printf "%.0f", n / s}') packets/s for $took s ($sent sent) | $dropped of $((received / 2)) | $(awk -v u=$((after - before)) -v hz="$ticks" -v s="$took" 'BEGIN {printf "%.0f %%", u / hz / s * 100}') | $((hwm / 1024)) / $((rss / 1024)) MiB (ring $((ring / 1024)) MiB), $(( (rss - ring - idle_kb) * 1024 / streams )) B per stream | $(awk -v h="$harvest" -v s="$score" -v p="$publish" 'BEGIN {printf "%.1f / %.0f / %.0f ms", h * 1000, s * 1000, p * 1000}') | $(awk -v t="$plain_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $plain_size B; gzip $(awk -v t="$gzip_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $gzip_size B | $promtool_result | $tracked |"
+  echo "| $streams streams from $((streams / per_peer)) peers, $(awk -v n="$sent" -v s="$took" 'BEGIN {printf "%.0f", n / s}') packets/s for $took s ($sent sent) | $dropped of $((received / 2)) | $(awk -v u=$((after - before)) -v hz="$ticks" -v s="$took" 'BEGIN {printf "%.0f %%", u / hz / s * 100}') | $((hwm / 1024)) / $((rss / 1024)) MiB (idle $((idle_kb / 1024))); heap $((anon / 1024)) MiB, $(( (anon - idle_anon_kb) * 1024 / streams )) B per stream | $(awk -v h="$harvest" -v s="$score" -v p="$publish" 'BEGIN {printf "%.1f / %.0f / %.0f ms", h * 1000, s * 1000, p * 1000}') | $(awk -v t="$plain_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $plain_size B; gzip $(awk -v t="$gzip_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $gzip_size B | $promtool_result | $tracked |"
 }
 
 churn() {  # WAVE_SECONDS WAVES
@@ -136,14 +131,15 @@ churn() {  # WAVE_SECONDS WAVES
   trap 'stop_process $agent' EXIT
   local start_kb
   start_kb=$(status_kb VmRSS)
-  echo "| moment | resident | of which the capture ring | resident without the ring | netquality_streams | stream slots | capture drops |"
+  # Resident memory split as the kernel counts it: anonymous (the heap, stacks: what the agent
+  # allocates) and file-backed (its code and libraries, paged in as code runs for the first
+  # time, and the capture ring).
+  echo "| moment | resident | anonymous (heap) | file-backed (code, capture ring) | netquality_streams | stream slots | capture drops |"
   echo "|---|---|---|---|---|---|---|"
   report() {
-    local metrics rss ring
+    local metrics
     metrics=$(scrape)
-    rss=$(status_kb VmRSS)
-    ring=$(ring_kb)
-    echo "| $1 | $((rss / 1024)) MiB | $((ring / 1024)) MiB | $(( (rss - ring) / 1024 )) MiB | $(echo "$metrics" | metric 'netquality_streams') | $(echo "$metrics" | metric netquality_stream_slots) | $(echo "$metrics" | metric netquality_capture_dropped_packets_total) |"
+    echo "| $1 | $(( $(status_kb VmRSS) / 1024 )) MiB | $(( $(status_kb RssAnon) / 1024 )) MiB | $(( $(status_kb RssFile) / 1024 )) MiB | $(echo "$metrics" | metric 'netquality_streams') | $(echo "$metrics" | metric netquality_stream_slots) | $(echo "$metrics" | metric netquality_capture_dropped_packets_total) |"
   }
   report "start"
   for wave in $(seq "$waves"); do
@@ -212,7 +208,7 @@ if [ "${1:-}" = churn ]; then
   churn "${2:-600}" "${3:-2}"
   exit 0
 fi
-echo "| load | capture drops (of packets captured) | agent CPU (one core) | resident peak / end (the capture ring in it), per stream over the idle agent without the ring | tick harvest / score / publish (longest) | /metrics median of 20 under load | promtool | netquality_streams |"
+echo "| load | capture drops (of packets captured) | agent CPU (one core) | resident peak / end (idle: code and the 16 MiB capture ring); heap at the end, per stream | tick harvest / score / publish (longest) | /metrics median of 20 under load | promtool | netquality_streams |"
 echo "|---|---|---|---|---|---|---|---|"
 for scenario in "${@:-1000:50000:30 10000:100000:60 100000:50000:60 100000:50000:60:4}"; do
   for one in $scenario; do
