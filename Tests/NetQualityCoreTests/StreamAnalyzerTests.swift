@@ -140,6 +140,14 @@ final class StreamAnalyzerTests: XCTestCase {
     let stream = try XCTUnwrap(analyzer.stream(0x1111))
     XCTAssertEqual(stream.feedback.canonicalName, "alice@host")
     XCTAssertEqual(stream.feedback.goodbyeTime, Net.time(500))
+    // The RTCP details live in a slot of their own, taken at the first RTCP: a stream without
+    // RTCP has none, and a forgotten stream gives its slot back.
+    analyzer.feedAudio(ssrc: 0x2222, count: 20, startMilliseconds: 600)
+    XCTAssertEqual(analyzer.feedbacks.count, 1)
+    XCTAssertEqual(analyzer.streams.map(\.feedbackSlot), [0, -1])
+    analyzer.forget(silentSince: Net.time(5000))
+    XCTAssertEqual(analyzer.liveStreamCount, 0)
+    XCTAssertEqual(analyzer.feedbacks.count, 0)
   }
 
   func testRTCPLengthPastThePacketIsADecodeError() {
@@ -231,7 +239,7 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertLessThan(try XCTUnwrap(stream.maxJitterSeconds), 0.002)
     // The rate found, the stream's inference buffer is given back (and with no stream left
     // inferring, the buffers' storage with it).
-    XCTAssertTrue(analyzer.inferences.isEmpty)
+    XCTAssertEqual(analyzer.inferences.count, 0)
     XCTAssertEqual(analyzer.streams.map(\.inferenceSlot), [-1])
   }
 

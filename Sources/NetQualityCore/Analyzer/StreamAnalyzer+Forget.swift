@@ -8,7 +8,7 @@ extension StreamAnalyzer {
   public mutating func forget(silentSince cutoff: CaptureTime) -> Int {
     var silent: [Int] = []
     for index in streams.indices where !freeSet.contains(index) {
-      let lastRTCP = details[index].feedback.lastSenderRTCPTime?.nanosecondsSinceEpoch ?? 0
+      let lastRTCP = lastSenderRTCPTime(ofStream: index)?.nanosecondsSinceEpoch ?? 0
       guard max(streams[index].lastArrivalNanoseconds, lastRTCP) < cutoff.nanosecondsSinceEpoch
       else {
         continue
@@ -26,6 +26,7 @@ extension StreamAnalyzer {
         Int32(index), under: FlowKey(source: key.source, destination: key.destination))
       streams[index].confirmation = nil
       releaseInferenceSlot(ofStream: index)
+      releaseFeedback(ofStream: index)
       freeIndices.append(index)
       freeSet.insert(index)
     }
@@ -89,20 +90,16 @@ extension StreamAnalyzer {
     else { return false }
     remap = [Int32](repeating: -1, count: streams.count)
     var keptStreams = ContiguousArray<RTPStream>()
-    var keptDetails = ContiguousArray<StreamDetails>()
     let live = streams.count - freeSet.count
     keptStreams.reserveCapacity(live)
-    keptDetails.reserveCapacity(live)
     for index in streams.indices where !freeSet.contains(index) {
       remap[index] = Int32(keptStreams.count)
       keptStreams.append(streams[index])
-      keptDetails.append(details[index])
     }
     for index in keptStreams.indices where keptStreams[index].repair.repairedIndex >= 0 {
       keptStreams[index].repair.repairedIndex = remap[Int(keptStreams[index].repair.repairedIndex)]
     }
     streams = keptStreams
-    details = keptDetails
     freeIndices = []
     freeSet = []
     table = StreamTable(initialCapacity: max(1024, live))

@@ -8,7 +8,7 @@ extension StreamAnalyzer {
       guard streams[index].reportedClock.source == .unknown else { return }
       streams[index].inferenceState = .collecting
       streams[index].inferencePayloadType = header.payloadType
-      streams[index].inferenceSlot = takeInferenceSlot()
+      streams[index].inferenceSlot = inferences.take()
     case .collecting:
       guard streams[index].inferencePayloadType == header.payloadType else { return }
     case .done:
@@ -21,8 +21,8 @@ extension StreamAnalyzer {
     case .failed:
       return
     }
-    guard streams[index].inferenceSlot >= 0 else { return }
-    let slot = Int(streams[index].inferenceSlot)
+    let slot = streams[index].inferenceSlot
+    guard slot >= 0 else { return }
     inferences[slot].inference.add(
       arrivalNanoseconds: arrivalNanoseconds, timestamp: header.timestamp)
     inferences[slot].packets += 1
@@ -53,7 +53,7 @@ extension StreamAnalyzer {
   /// The buffer being filled for the stream at `index`, if it is inferring its clock rate.
   func inferenceBuffer(ofStream index: Int) -> InferenceBuffer? {
     let slot = streams[index].inferenceSlot
-    return slot >= 0 ? inferences[Int(slot)] : nil
+    return slot >= 0 ? inferences[slot] : nil
   }
 
   /// Leaves the collecting state (a rate found, given up, or a known clock arrived) and gives
@@ -68,24 +68,12 @@ extension StreamAnalyzer {
     let slot = streams[index].inferenceSlot
     guard slot >= 0 else { return }
     streams[index].inferenceSlot = -1
-    inferences[Int(slot)] = InferenceBuffer()
-    freeInferenceSlots.append(slot)
-    if freeInferenceSlots.count == inferences.count {
-      // No stream infers any more: the buffers' memory goes too.
-      inferences = []
-      freeInferenceSlots = []
-    }
-  }
-
-  private mutating func takeInferenceSlot() -> Int32 {
-    if let slot = freeInferenceSlots.popLast() { return slot }
-    inferences.append(InferenceBuffer())
-    return Int32(inferences.count - 1)
+    inferences.release(slot)
   }
 }
 
 /// What a stream collects while its clock rate is inferred (`ClockRateInference`).
-struct InferenceBuffer {
+struct InferenceBuffer: Sendable {
   /// Packets of an unknown-rate payload type after which inference stops trying.
   static let giveUpPackets = 4096
 

@@ -79,10 +79,12 @@ extension StreamAnalyzer: RTCPVisitor {
     for index in streamIndices(
       ssrc: info.ssrc, sentFrom: rtcpContext.source.address, to: rtcpContext.destination.address)
     {
-      details[Int(index)].feedback.senderReports += 1
-      details[Int(index)].feedback.lastSenderRTCPTime = time
-      details[Int(index)].feedback.lastSenderPacketCount = info.packetCount
-      details[Int(index)].feedback.lastSenderOctetCount = info.octetCount
+      updateFeedback(ofStream: index) { feedback in
+        feedback.senderReports += 1
+        feedback.lastSenderRTCPTime = time
+        feedback.lastSenderPacketCount = info.packetCount
+        feedback.lastSenderOctetCount = info.octetCount
+      }
     }
   }
 
@@ -98,8 +100,10 @@ extension StreamAnalyzer: RTCPVisitor {
         arrivalNanoseconds: rtcpContext.arrivalNanoseconds)
     let time = CaptureTime(nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds)
     for index in indices {
-      details[Int(index)].feedback.record(block, at: time)
-      if let roundTrip { details[Int(index)].feedback.roundTrip.add(roundTrip, at: time) }
+      updateFeedback(ofStream: index) { feedback in
+        feedback.record(block, at: time)
+        if let roundTrip { feedback.roundTrip.add(roundTrip, at: time) }
+      }
     }
   }
 
@@ -107,13 +111,11 @@ extension StreamAnalyzer: RTCPVisitor {
     for index in streamIndices(
       ssrc: ssrc, sentFrom: rtcpContext.source.address, to: rtcpContext.destination.address)
     {
-      // Allocate only when the name changes, not on every SDES.
-      if let current = details[Int(index)].feedback.canonicalName,
-        current.utf8.elementsEqual(text)
-      {
-        continue
+      updateFeedback(ofStream: index) { feedback in
+        // Allocate only when the name changes, not on every SDES.
+        if let current = feedback.canonicalName, current.utf8.elementsEqual(text) { return }
+        feedback.canonicalName = String(decoding: text, as: UTF8.self)
       }
-      details[Int(index)].feedback.canonicalName = String(decoding: text, as: UTF8.self)
     }
   }
 
@@ -121,8 +123,8 @@ extension StreamAnalyzer: RTCPVisitor {
     for index in streamIndices(
       ssrc: ssrc, sentFrom: rtcpContext.source.address, to: rtcpContext.destination.address)
     {
-      details[Int(index)].feedback.goodbyeTime = CaptureTime(
-        nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds)
+      let time = CaptureTime(nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds)
+      updateFeedback(ofStream: index) { $0.goodbyeTime = time }
     }
   }
 
@@ -130,7 +132,7 @@ extension StreamAnalyzer: RTCPVisitor {
     for index in streamIndices(
       ssrc: ssrc, sentFrom: rtcpContext.source.address, to: rtcpContext.destination.address)
     {
-      details[Int(index)].feedback.appPackets += 1
+      updateFeedback(ofStream: index) { $0.appPackets += 1 }
     }
   }
 
@@ -139,7 +141,7 @@ extension StreamAnalyzer: RTCPVisitor {
       ssrc: message.mediaSSRC, sentFrom: rtcpContext.destination.address,
       to: rtcpContext.source.address)
     {
-      details[Int(index)].feedback.record(message)
+      updateFeedback(ofStream: index) { $0.record(message) }
     }
   }
 
@@ -148,7 +150,7 @@ extension StreamAnalyzer: RTCPVisitor {
       ssrc: metrics.sourceSSRC, sentFrom: rtcpContext.destination.address,
       to: rtcpContext.source.address)
     {
-      details[Int(index)].feedback.voipMetrics = metrics
+      updateFeedback(ofStream: index) { $0.voipMetrics = metrics }
     }
   }
 }
@@ -180,4 +182,36 @@ struct StreamMatches: Sequence {
   }
 
   func makeIterator() -> Iterator { Iterator(matches: self) }
+}
+
+extension StreamAnalyzer {
+  /// What RTCP said about the stream at `index` so far (nothing when it had none).
+  func feedback(ofStream index: Int) -> ReceptionFeedback {
+    let slot = streams[index].feedbackSlot
+    return slot >= 0 ? feedbacks[slot] : ReceptionFeedback()
+  }
+
+  /// The last RTCP packet from the stream's sender, if any.
+  func lastSenderRTCPTime(ofStream index: Int) -> CaptureTime? {
+    let slot = streams[index].feedbackSlot
+    return slot >= 0 ? feedbacks[slot].lastSenderRTCPTime : nil
+  }
+
+  /// Changes the RTCP details of the stream at `index`, giving it a slot at its first RTCP.
+  mutating func updateFeedback(ofStream index: Int32, _ change: (inout ReceptionFeedback) -> Void) {
+    var slot = streams[Int(index)].feedbackSlot
+    if slot < 0 {
+      slot = feedbacks.take()
+      streams[Int(index)].feedbackSlot = slot
+    }
+    change(&feedbacks[slot])
+  }
+
+  /// Gives back the RTCP details of a stream being forgotten.
+  mutating func releaseFeedback(ofStream index: Int) {
+    let slot = streams[index].feedbackSlot
+    guard slot >= 0 else { return }
+    streams[index].feedbackSlot = -1
+    feedbacks.release(slot)
+  }
 }

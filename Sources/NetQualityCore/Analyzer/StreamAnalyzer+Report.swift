@@ -79,7 +79,7 @@ extension StreamAnalyzer {
       meanJitterSeconds: hasJitter ? jitter.meanJitterSeconds : nil,
       lastJitterSeconds: hasJitter ? jitter.jitterSeconds : nil,
       maxDeltaSeconds: Double(stream.maxGapNanoseconds) * 1e-9,
-      feedback: details[index].feedback)
+      feedback: feedback(ofStream: index))
   }
 
   func encodingName(_ payloadType: Int?, key: StreamKey) -> String? {

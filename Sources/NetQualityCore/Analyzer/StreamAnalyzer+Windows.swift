@@ -58,7 +58,7 @@ extension StreamAnalyzer {
       clockRateHz: clockRateHz,
       isVideo: isVideo(stream),
       role: stream.role,
-      feedback: details[index].feedback)
+      feedback: feedback(ofStream: index))
   }
 
   /// Validated as RTP: by probation or SDP, or on the same address pair as a validated stream.

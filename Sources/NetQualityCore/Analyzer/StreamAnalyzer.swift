@@ -26,13 +26,12 @@ public struct StreamAnalyzer: Sendable {
   var decodeErrors = DecodeErrorCounters()
   var table = StreamTable()
   var streams = ContiguousArray<RTPStream>()
-  /// Cold per-stream data (RTCP), same index as `streams`.
-  var details = ContiguousArray<StreamDetails>()
+  /// What RTCP said about each stream that had RTCP, by `RTPStream.feedbackSlot` (a stream
+  /// without RTCP costs none of its 344 bytes).
+  var feedbacks = SlotStore(empty: ReceptionFeedback())
   /// The buffers of the streams whose clock rate is being inferred, by `RTPStream.inferenceSlot`
-  /// (few streams at a time: only those of a payload type with no known clock), and the free
-  /// slots among them.
-  var inferences = ContiguousArray<InferenceBuffer>()
-  var freeInferenceSlots: [Int32] = []
+  /// (few streams at a time: only those of a payload type with no known clock).
+  var inferences = SlotStore(empty: InferenceBuffer())
   /// Indices of forgotten streams, reused by new ones (see `forget(silentSince:)`).
   var freeIndices: [Int] = []
   var freeSet: Set<Int> = []
@@ -264,11 +263,9 @@ public struct StreamAnalyzer: Sendable {
       index = free
       freeSet.remove(free)
       streams[index] = stream
-      details[index] = StreamDetails()
     } else {
       index = streams.count
       streams.append(stream)
-      details.append(StreamDetails())
     }
     do {
       // Scoped so the extra references are gone before `streams` is mutated again (no copy).
@@ -355,9 +352,4 @@ struct FlowKey: Hashable {
 struct SenderKey: Hashable {
   var address: IPAddress
   var ssrc: UInt32
-}
-
-/// Cold per-stream data, touched only by RTCP.
-struct StreamDetails {
-  var feedback = ReceptionFeedback()
 }

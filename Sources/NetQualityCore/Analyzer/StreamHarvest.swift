@@ -136,7 +136,7 @@ extension StreamAnalyzer {
           lastArrival: CaptureTime(nanosecondsSinceEpoch: stream.lastArrivalNanoseconds),
           resumedAt: CaptureTime(nanosecondsSinceEpoch: stream.resumedAtNanoseconds),
           windowMaxJitterSeconds: clockRateHz != nil ? stream.jitter.windowMaxJitterSeconds : nil,
-          feedback: StreamHarvest.Feedback(details[index].feedback, clockRateHz: clockRateHz),
+          feedback: StreamHarvest.Feedback(feedback(ofStream: index), clockRateHz: clockRateHz),
           senderCadence: rtcpCadenceByAddress[stream.key.sourceAddress],
           peerCadence: rtcpCadenceByAddress[peer],
           peerSTUN: zip(stun?.lastTime, stun?.lastSeconds).map {

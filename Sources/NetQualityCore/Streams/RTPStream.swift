@@ -41,6 +41,8 @@ struct RTPStream {
   var inferencePayloadType: UInt8 = .max
   /// The stream's buffer in `StreamAnalyzer.inferences` while collecting, else -1.
   var inferenceSlot: Int32 = -1
+  /// The stream's RTCP details in `StreamAnalyzer.feedbacks` once it had RTCP, else -1.
+  var feedbackSlot: Int32 = -1
   var truncatedPackets: Int64 = 0
   var firstArrivalNanoseconds: Int64 = 0
   /// The arrival that ended the latest silence of a second or more: when traffic resumed.

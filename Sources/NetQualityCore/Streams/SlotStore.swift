@@ -1,0 +1,39 @@
+/// Cold per-stream records that only some streams need at a time (a clock-rate inference while
+/// it runs, RTCP details once a stream's RTCP arrives), kept out of the per-stream arrays: a
+/// stream holds a slot number (`Int32`, -1 for none), and a slot given back is reused. With
+/// every slot free the storage goes too, so a wave of streams leaves nothing behind.
+struct SlotStore<Element> {
+  private var elements = ContiguousArray<Element>()
+  private var free: [Int32] = []
+  /// What a new or given-back slot holds.
+  private let empty: Element
+
+  init(empty: Element) { self.empty = empty }
+
+  /// Slots in use.
+  var count: Int { elements.count - free.count }
+
+  /// A slot for a stream that needs one (an allocation only when the storage grows).
+  mutating func take() -> Int32 {
+    if let slot = free.popLast() { return slot }
+    elements.append(empty)
+    return Int32(elements.count - 1)
+  }
+
+  /// Gives `slot` back.
+  mutating func release(_ slot: Int32) {
+    elements[Int(slot)] = empty
+    free.append(slot)
+    if free.count == elements.count {
+      elements = []
+      free = []
+    }
+  }
+
+  subscript(slot: Int32) -> Element {
+    get { elements[Int(slot)] }
+    _modify { yield &elements[Int(slot)] }
+  }
+}
+
+extension SlotStore: Sendable where Element: Sendable {}
