@@ -64,11 +64,6 @@ public final class TickService: Service, Sendable {
         streamSlots: harvested.streamSlots)
     }
     let scoreEnded = clock.now
-    if harvested.forgotten > 0 || !harvested.remap.isEmpty {
-      // Streams and peers were forgotten (and the arrays perhaps compacted): hand the freed
-      // pages back to the system, which glibc's arenas would otherwise keep for reuse.
-      MemoryTrim.releaseFreePages()
-    }
     publication.alerts += agentAlerts()
     publication.timing = TickTiming(
       harvestSeconds: Self.seconds(harvestEnded - started),
@@ -76,6 +71,12 @@ public final class TickService: Service, Sendable {
       publishSeconds: lastPublishSeconds.load(ordering: .relaxed))
     for sink in sinks { sink.publish(publication) }
     lastPublishSeconds.store(Self.seconds(clock.now - scoreEnded), ordering: .relaxed)
+    if harvested.forgotten > 0 || !harvested.remap.isEmpty {
+      // Streams and peers were forgotten (and the arrays perhaps compacted): once the previous
+      // tick's publication, which still showed them, is replaced, hand the freed pages back to
+      // the system, which glibc's arenas would otherwise keep for reuse.
+      MemoryTrim.releaseFreePages()
+    }
   }
 
   static func seconds(_ duration: Duration) -> Double {

@@ -226,6 +226,26 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertTrue(analyzer.signalledMedia.isEmpty)
   }
 
+  func testTheHarvestBufferShrinksOnceAWaveOfStreamsIsForgotten() throws {
+    var analyzer = StreamAnalyzer(
+      configuration: .init(localNetworks: [try XCTUnwrap(NetworkPrefix("198.51.100.20/32"))]))
+    // 5,000 calls of 3 packets each, from as many addresses, to Bob.
+    for call in 0..<5000 {
+      analyzer.feedAudio(
+        from: Net.endpoint("10.\(call / 250).\(call % 250).1", 40_000), to: Net.bob,
+        ssrc: UInt32(call + 1), count: 3, startMilliseconds: Double(call) * 0.01)
+    }
+    var harvest = StreamHarvest()
+    analyzer.harvest(into: &harvest, forgetSilentSince: Net.time(0))
+    XCTAssertEqual(harvest.streams.count, 5000)
+    // Silent for long: forgotten at this harvest, and the buffer goes with them at the next.
+    analyzer.harvest(into: &harvest, forgetSilentSince: Net.time(60_000))
+    XCTAssertEqual(harvest.forgotten, 5000)
+    analyzer.harvest(into: &harvest, forgetSilentSince: Net.time(60_000))
+    XCTAssertEqual(harvest.streams.count, 0)
+    XCTAssertLessThanOrEqual(harvest.streams.capacity, 4096)
+  }
+
   func testUnknownClockRateIsInferredAndSaidSo() throws {
     var analyzer = StreamAnalyzer()
     analyzer.feedAudio(

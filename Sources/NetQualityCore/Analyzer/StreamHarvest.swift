@@ -146,7 +146,12 @@ extension StreamAnalyzer {
     }
     if harvest.streams.capacity > 4 * max(harvest.streams.count, 1024) {
       // The buffer outgrew the fleet (a wave of calls ended): give the memory back.
-      harvest.streams = [StreamHarvest.Stream](harvest.streams[...])
+      // A fresh buffer at the size of what is left (`Array(streams[...])` would hand back the
+      // same buffer: a slice over a whole array is copied by reference, capacity and all).
+      var shrunk: [StreamHarvest.Stream] = []
+      shrunk.reserveCapacity(harvest.streams.count)
+      shrunk.append(contentsOf: harvest.streams)
+      harvest.streams = shrunk
     }
     startWindows()
     harvest.forgotten = forget(silentSince: cutoff)

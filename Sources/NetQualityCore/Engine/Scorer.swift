@@ -113,8 +113,14 @@ public struct Scorer: Sendable {
     let probedNames = probed.keys.sorted()
     var events = pendingEvents
     pendingEvents.removeAll()
+    // Sized for the peers of this tick (the streams' distinct names and the probed ones, at
+    // most), not for those remembered: the published array keeps its capacity, and after a
+    // wave of calls ends the remembered ones are many and about to be forgotten.
+    let streamPeers = order.indices.lazy.filter {
+      $0 == 0 || names[order[$0]] != names[order[$0 - 1]]
+    }.count
     var snapshots: [PeerSnapshot] = []
-    snapshots.reserveCapacity(peers.count + probed.count)
+    snapshots.reserveCapacity(streamPeers + probed.count)
     var (position, probedPosition) = (0, 0)
     while position < order.count || probedPosition < probedNames.count {
       let name =
