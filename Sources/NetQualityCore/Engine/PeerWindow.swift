@@ -36,10 +36,10 @@ struct PeerWindow {
   var sessionEnd: SessionEnd?
   var streams = 0
 
-  mutating func add(_ window: StreamWindow, _ counters: StreamHarvest.Stream) {
-    let (rtcp, end) = (counters.peerCadence, counters.peerEnd)
+  mutating func add(_ window: StreamWindow, _ stream: StreamHarvest.Stream) {
+    let (rtcp, end) = (stream.peerCadence, stream.peerEnd)
     streams += 1
-    if let stun = counters.peerSTUN, stunRoundTrip.map({ stun.time > $0.time }) ?? true {
+    if let stun = stream.peerSTUN, stunRoundTrip.map({ stun.time > $0.time }) ?? true {
       stunRoundTrip = (stun.time, stun.seconds * 1000)
     }
     if let end, sessionEnd.map({ end.time > $0.time }) ?? true { sessionEnd = end }
@@ -48,15 +48,15 @@ struct PeerWindow {
       rtcpAllowanceSeconds = max(
         rtcpAllowanceSeconds ?? rtcp.allowanceSeconds, rtcp.allowanceSeconds)
     }
-    interfaces.insert(counters.interface)
-    if counters.role != .media {
-      addRepair(window, counters: counters)
+    interfaces.insert(stream.interface)
+    if stream.role != .media {
+      addRepair(window, stream: stream)
       return
     }
     switch window.direction {
     case .rx:
       rxStreams += 1
-      if counters.isVideo {
+      if stream.isVideo {
         rxVideo.packets += window.packets
         rxVideo.expected += window.expected
         rxVideo.lost += window.lostChange
@@ -69,13 +69,13 @@ struct PeerWindow {
         rxJitterMilliseconds = max(rxJitterMilliseconds ?? 0, jitter)
       }
       rxBitsPerSecond += window.bitsPerSecond
-      rxLastArrival = max(rxLastArrival ?? counters.lastArrival, counters.lastArrival)
+      rxLastArrival = max(rxLastArrival ?? stream.lastArrival, stream.lastArrival)
       if window.packets > 0 {
-        rxResumedAt = min(rxResumedAt ?? counters.resumedAt, counters.resumedAt)
+        rxResumedAt = min(rxResumedAt ?? stream.resumedAt, stream.resumedAt)
       }
       rxPacketsTotal += window.packetsTotal
       rxLostTotal += window.lostTotal
-      if let bye = counters.feedback.goodbyeTime, bye >= counters.lastArrival {
+      if let bye = stream.feedback.goodbyeTime, bye >= stream.lastArrival {
         rxStreamsEnded += 1
         rxGoodbye = max(rxGoodbye ?? bye, bye)
       }
@@ -85,15 +85,14 @@ struct PeerWindow {
       // capture. The samples of the peer's streams (our reports about them) measure the loop
       // from the capture point through this host and back, close to 0 on a host capture:
       // they stay the stream's `rtt_ms`, never the peer's.
-      if let sample = counters.feedback.roundTrip, roundTrip.map({ sample.time > $0.time }) ?? true
-      {
+      if let sample = stream.feedback.roundTrip, roundTrip.map({ sample.time > $0.time }) ?? true {
         roundTrip = (sample.time, sample.seconds * 1000)
       }
       txPackets += window.packets
       txPacketsTotal += window.packetsTotal
-      txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)
-      txVideo = txVideo || counters.isVideo
-      if let report = counters.feedback.lastReport {
+      txLastArrival = max(txLastArrival ?? stream.lastArrival, stream.lastArrival)
+      txVideo = txVideo || stream.isVideo
+      if let report = stream.feedback.lastReport {
         txFeedback.append(
           (report.time, report.since, report.fractionLost, report.jitterMilliseconds))
       }
@@ -104,8 +103,8 @@ struct PeerWindow {
 extension PeerWindow {
   /// A repair stream: its packets count as repairs, its arrivals as the peer's activity; its
   /// jitter (the age of what it repairs) and loss stay out of the peer's figures.
-  fileprivate mutating func addRepair(_ window: StreamWindow, counters: StreamHarvest.Stream) {
-    switch (window.direction, counters.role) {
+  fileprivate mutating func addRepair(_ window: StreamWindow, stream: StreamHarvest.Stream) {
+    switch (window.direction, stream.role) {
     case (.rx, .fec):
       rxFEC.window += window.packets
       rxFEC.total += window.packetsTotal
@@ -117,9 +116,9 @@ extension PeerWindow {
       txRetransmitted.total += window.packetsTotal
     }
     if window.direction == .rx {
-      rxLastArrival = max(rxLastArrival ?? counters.lastArrival, counters.lastArrival)
+      rxLastArrival = max(rxLastArrival ?? stream.lastArrival, stream.lastArrival)
     } else {
-      txLastArrival = max(txLastArrival ?? counters.lastArrival, counters.lastArrival)
+      txLastArrival = max(txLastArrival ?? stream.lastArrival, stream.lastArrival)
     }
   }
 }

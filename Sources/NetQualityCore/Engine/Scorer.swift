@@ -192,56 +192,56 @@ public struct Scorer: Sendable {
   )
     -> StreamWindow
   {
-    let (index, counters, direction) = (stream.index, stream, stream.direction)
+    let (index, direction) = (stream.index, stream.direction)
     while baselines.count <= index {
       baselines.append(StreamBaseline())
       streamTrackers.append(nil)
     }
-    if baselines[index].firstArrival != counters.firstArrival {
+    if baselines[index].firstArrival != stream.firstArrival {
       // A new stream in a forgotten one's slot: start from zero.
-      baselines[index] = StreamBaseline(firstArrival: counters.firstArrival)
+      baselines[index] = StreamBaseline(firstArrival: stream.firstArrival)
       streamTrackers[index] = nil
     }
     let before = baselines[index]
     baselines[index] = StreamBaseline(
-      firstArrival: counters.firstArrival, expected: counters.expected,
-      counted: counters.countedPackets,
-      silenceLoss: counters.silenceLoss, packets: counters.packets,
-      duplicates: counters.duplicates, late: counters.late, payloadBytes: counters.payloadBytes)
+      firstArrival: stream.firstArrival, expected: stream.expected,
+      counted: stream.countedPackets,
+      silenceLoss: stream.silenceLoss, packets: stream.packets,
+      duplicates: stream.duplicates, late: stream.late, payloadBytes: stream.payloadBytes)
     // Packets lost across an outage are the outage's, reported as a connection state: they
     // neither count as expected nor as lost in the window after it.
-    let outage = counters.silenceLoss - before.silenceLoss
-    let expected = counters.expected - before.expected - outage
+    let outage = stream.silenceLoss - before.silenceLoss
+    let expected = stream.expected - before.expected - outage
     // A late packet may fill a gap counted in an earlier window: the signed change is pooled
     // (so it refunds that loss), the window shows no less than 0.
-    let lostChange = expected - (counters.countedPackets - before.counted)
+    let lostChange = expected - (stream.countedPackets - before.counted)
     let lost = max(0, lostChange)
-    var tracker = streamTrackers[index] ?? ConnectionTracker(firstSeen: counters.lastArrival)
+    var tracker = streamTrackers[index] ?? ConnectionTracker(firstSeen: stream.lastArrival)
     let activity = max(
-      counters.lastArrival, counters.feedback.lastSenderRTCPTime ?? counters.lastArrival)
+      stream.lastArrival, stream.feedback.lastSenderRTCPTime ?? stream.lastArrival)
     // The sender's own RTCP keeps a stream alive and on hold while its media is silent.
     var control: ConnectionTracker.Control?
-    if let lastRTCP = counters.feedback.lastSenderRTCPTime, let cadence = stream.senderCadence {
+    if let lastRTCP = stream.feedback.lastSenderRTCPTime, let cadence = stream.senderCadence {
       control = ConnectionTracker.Control(
-        lastMedia: counters.lastArrival, lastRTCP: lastRTCP,
+        lastMedia: stream.lastArrival, lastRTCP: lastRTCP,
         allowanceSeconds: cadence.allowanceSeconds)
     }
     _ = tracker.advance(
-      to: now, lastActivity: activity, resumedAt: counters.resumedAt,
-      endedAt: counters.feedback.goodbyeTime, control: control, timers: configuration.timers)
+      to: now, lastActivity: activity, resumedAt: stream.resumedAt,
+      endedAt: stream.feedback.goodbyeTime, control: control, timers: configuration.timers)
     streamTrackers[index] = tracker
-    let roundTrip = counters.feedback.roundTrip.map { $0.seconds * 1000 }
+    let roundTrip = stream.feedback.roundTrip.map { $0.seconds * 1000 }
     let window = StreamWindow(
-      key: counters.key, direction: direction, role: counters.role,
-      packets: counters.packets - before.packets,
+      key: stream.key, direction: direction, role: stream.role,
+      packets: stream.packets - before.packets,
       expected: expected, lost: lost, lostChange: lostChange,
       lossRatio: expected > 0 ? Double(lost) / Double(expected) : 0,
-      duplicates: counters.duplicates - before.duplicates, late: counters.late - before.late,
+      duplicates: stream.duplicates - before.duplicates, late: stream.late - before.late,
       bitsPerSecond: interval > 0
-        ? Double(counters.payloadBytes - before.payloadBytes) * 8 / interval : 0,
-      jitterMilliseconds: counters.windowMaxJitterSeconds.map { $0 * 1000 },
-      roundTripMilliseconds: roundTrip, packetsTotal: counters.packets,
-      lostTotal: max(0, counters.expected - counters.countedPackets), state: tracker.state)
+        ? Double(stream.payloadBytes - before.payloadBytes) * 8 / interval : 0,
+      jitterMilliseconds: stream.windowMaxJitterSeconds.map { $0 * 1000 },
+      roundTripMilliseconds: roundTrip, packetsTotal: stream.packets,
+      lostTotal: max(0, stream.expected - stream.countedPackets), state: tracker.state)
     return window
   }
 }
