@@ -138,7 +138,7 @@ public final class ProbeService: Service, Sendable {
       let monotonic = WallClock.monotonicNow()
       for sender in senders {
         do {
-          try sender.sendIfDue(monotonicNow: monotonic)
+          sender.sendIfDue(monotonicNow: monotonic)
           try sender.receiveAnswers { samples.append($0) }
         } catch {
           logger.error("probe \(sender.options.target): \(error.description)")

@@ -38,7 +38,7 @@ public enum DashboardFrame {
     if shown.count < snapshot.peers.count {
       let left = snapshot.peers.count - shown.count
       let poorOrWorse =
-        snapshot.peers.filter { $0.worstLevel >= .poor }.count
+        snapshot.peers.reduce(0) { $0 + ($1.worstLevel >= .poor ? 1 : 0) }
         - shown.filter { $0.worstLevel >= .poor }.count
       lines.append("… and \(left) more peers (\(poorOrWorse) at poor or worse)")
     }

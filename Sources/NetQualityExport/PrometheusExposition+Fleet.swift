@@ -15,7 +15,7 @@ extension PrometheusExposition {
     var chosen = peers.filter { pinned.contains($0.peer) }
     let room = limit - chosen.count
     if room > 0 {
-      chosen += PeerSnapshot.worst(peers.filter { !pinned.contains($0.peer) }, limit: room)
+      chosen += PeerSnapshot.worst(peers, limit: room) { !pinned.contains($0.peer) }
     }
     return chosen.sorted { $0.peer < $1.peer }
   }

@@ -246,6 +246,57 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertLessThanOrEqual(harvest.streams.capacity, 4096)
   }
 
+  func testTheHarvestKeepsRTCPDetailsAndAddressFactsBesideTheRecords() throws {
+    var analyzer = StreamAnalyzer(
+      configuration: .init(localNetworks: [try XCTUnwrap(NetworkPrefix("198.51.100.20/32"))]))
+    // Alice sends two streams and Bob one back; only Bob's stream has RTCP (his sender report,
+    // and Alice's receiver report about it, which gives Alice's address an RTCP cadence).
+    analyzer.feedAudio(from: Net.alice, to: Net.bob, ssrc: 0xA1, count: 50)
+    analyzer.feedAudio(from: Net.endpoint("192.0.2.10", 40_002), to: Net.bob, ssrc: 0xA2, count: 50)
+    analyzer.feedAudio(from: Net.bob, to: Net.alice, ssrc: 0xB0B, count: 50)
+    let ntp: UInt64 = 0xE000_0000_8000_0000
+    let sr = RTCPBuilder.senderReport(
+      ssrc: 0xB0B, ntpTimestamp: ntp, rtpTimestamp: 8000, packetCount: 50, octetCount: 8000)
+    analyzer.feed(
+      PacketBuilder.frame(source: Net.bobRTCP, destination: Net.aliceRTCP, payload: sr),
+      at: Net.time(1000))
+    let block = RTCPReportBlock(
+      reporterSSRC: 0xA1, sourceSSRC: 0xB0B, fractionLost: 64, cumulativeLost: 3,
+      extendedHighestSequence: 1049, jitter: 80, lastSR: UInt32(truncatingIfNeeded: ntp >> 16),
+      delaySinceLastSR: UInt32(0.020 * 65_536))
+    analyzer.feed(
+      PacketBuilder.frame(
+        source: Net.aliceRTCP, destination: Net.bobRTCP,
+        payload: RTCPBuilder.receiverReport(ssrc: 0xA1, blocks: [block])),
+      at: Net.time(1100))
+    var harvest = StreamHarvest()
+    analyzer.harvest(into: &harvest, forgetSilentSince: Net.time(0))
+    XCTAssertEqual(harvest.streams.count, 3)
+    let bySSRC = Dictionary(uniqueKeysWithValues: harvest.streams.map { ($0.key.ssrc, $0) })
+    let (a1, a2, bob) = (
+      try XCTUnwrap(bySSRC[0xA1]), try XCTUnwrap(bySSRC[0xA2]), try XCTUnwrap(bySSRC[0xB0B])
+    )
+    // One RTCP record, Bob's stream's; the others read as no RTCP.
+    XCTAssertEqual(harvest.feedbacks.count, 1)
+    let report = try XCTUnwrap(harvest.feedback(of: bob).lastReport)
+    XCTAssertEqual(report.fractionLost, 64.0 / 256, accuracy: 1e-12)
+    XCTAssertEqual(report.time, Net.time(1100))
+    XCTAssertEqual(harvest.feedback(of: bob).lastSenderRTCPTime, Net.time(1000))
+    XCTAssertNil(harvest.feedback(of: a1).lastReport)
+    XCTAssertNil(harvest.feedback(of: a2).lastSenderRTCPTime)
+    // Both addresses sent RTCP: each address's facts once, shared by its streams.
+    XCTAssertEqual(harvest.addresses.count, 2)
+    XCTAssertEqual(a1.peerFactsIndex, a2.peerFactsIndex)
+    XCTAssertEqual(a1.peerFactsIndex, bob.peerFactsIndex)
+    XCTAssertEqual(harvest.peerFacts(of: a1).cadence?.last, Net.time(1100))
+    XCTAssertEqual(harvest.senderFacts(of: bob).cadence?.last, Net.time(1000))
+    XCTAssertEqual(harvest.senderFacts(of: a2).cadence?.last, Net.time(1100))
+    // The counts are the stream's own.
+    XCTAssertEqual(a1.counts.packets, 50)
+    XCTAssertEqual(a1.counts.expected, 50)
+    XCTAssertEqual(a1.counts.counted, 50)
+  }
+
   func testUnknownClockRateIsInferredAndSaidSo() throws {
     var analyzer = StreamAnalyzer()
     analyzer.feedAudio(
@@ -403,7 +454,7 @@ final class StreamTimingResyncTests: XCTestCase {
       accuracy: 1e-12)
     XCTAssertEqual(stream.packets, reference.packets + 1)
     // Not counted as received either, so the window that saw it is not refunded any loss.
-    XCTAssertEqual(analyzer.counters(ofStream: 0).countedPackets, reference.packets)
+    XCTAssertEqual(analyzer.streams[0].counts.counted, reference.packets)
   }
 
   func testATimestampJumpNoArrivalExplainsRestartsTheJitter() throws {

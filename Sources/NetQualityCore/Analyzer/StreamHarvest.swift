@@ -4,44 +4,50 @@
 ///
 /// Taking it is a copy (`StreamAnalyzer.harvest`), the only part of a tick the live agent does
 /// under the capture's lock; windows, peers, states and alerts are computed from it afterwards
-/// (`Scorer.tick(at:harvest:)`) while packets keep coming in. The buffer is reused from tick
-/// to tick, so a steady fleet costs no allocation.
+/// (`Scorer.tick(at:harvest:)`) while packets keep coming in. A replay (`Engine`) reuses one
+/// harvest from tick to tick; the live agent takes a new one each tick and lets it go once the
+/// tick is scored, so no copy of every stream stays in memory between ticks.
 public struct StreamHarvest: Sendable {
-  /// One stream's cumulative figures: what scoring reads and nothing more (no SDP, no RTCP
-  /// details, no inference buffer), so a harvest of 100,000 streams stays near 40 MB.
+  /// One stream's cumulative figures: what scoring reads and nothing more, 176 bytes. What
+  /// only some streams have lives beside the records: RTCP details in `feedbacks`, the facts
+  /// about an address (its RTCP cadence, ICE round trip, end of call) once per address in
+  /// `addresses`, so 100,000 streams without RTCP take 18 MB and a peer's four streams share
+  /// its address's facts (385 bytes a stream when every record carried all of it).
   public struct Stream: Sendable {
-    /// The stream's index in the analyzer (see `StreamAnalyzer.counters(ofStream:)`).
-    public var index: Int
-    public var key: StreamKey
     public var direction: StreamDirection
     public var role: StreamRole
     /// The capture interface the stream was first seen on.
     public var interface: UInt8
     public var isVideo: Bool
+    /// The stream's index in the analyzer (its per-stream state in the scorer follows it).
+    public var index: Int32
+    /// The stream's RTCP details in `feedbacks`, or -1: no RTCP about it yet.
+    var feedbackIndex: Int32
+    /// What is known of the address that sends the stream and of its peer's address, in
+    /// `addresses`, or -1: nothing.
+    var senderFactsIndex: Int32
+    var peerFactsIndex: Int32
+    public var key: StreamKey
     /// The remote address the stream is exchanged with.
     public var peer: IPAddress
-    /// Cumulative counts, as in `StreamCounters`.
-    public var packets: Int64
-    public var expected: Int64
-    public var countedPackets: Int64
-    public var silenceLoss: Int64
-    public var duplicates: Int64
-    public var late: Int64
-    public var payloadBytes: Int64
+    public var counts: StreamCounts
     public var firstArrival: CaptureTime
     public var lastArrival: CaptureTime
     public var resumedAt: CaptureTime
     /// The largest RFC 3550 jitter since the previous harvest; nil without a clock.
     public var windowMaxJitterSeconds: Double?
-    /// What RTCP said about the stream (see `Feedback`).
-    public var feedback: Feedback
-    /// The RTCP cadence of the stream's sender (keeps a stream on hold alive).
-    public var senderCadence: RTCPCadence?
-    /// What is known of the peer's address: its RTCP cadence, the last ICE round trip, the end
-    /// of its call.
-    public var peerCadence: RTCPCadence?
-    public var peerSTUN: TimedSample?
-    public var peerEnd: SessionEnd?
+  }
+
+  /// What is known of one address: its RTCP cadence, the last ICE round trip to it, the end of
+  /// its call.
+  public struct AddressFacts: Sendable {
+    public var cadence: RTCPCadence?
+    public var stun: TimedSample?
+    public var end: SessionEnd?
+
+    public static let none = AddressFacts()
+
+    var isEmpty: Bool { cadence == nil && stun == nil && end == nil }
   }
 
   /// The part of a stream's `ReceptionFeedback` that scoring reads.
@@ -62,6 +68,11 @@ public struct StreamHarvest: Sendable {
       public var fractionLost: Double
       public var jitterMilliseconds: Double?
     }
+
+    /// A stream no RTCP spoke of.
+    public static let none = Feedback()
+
+    init() {}
 
     init(_ feedback: ReceptionFeedback, clockRateHz: Int?) {
       lastSenderRTCPTime = feedback.lastSenderRTCPTime
@@ -88,6 +99,10 @@ public struct StreamHarvest: Sendable {
   }
 
   public var streams: [Stream] = []
+  /// RTCP details of the streams that have some (`Stream.feedbackIndex`).
+  public var feedbacks: [Feedback] = []
+  /// Facts of the addresses that have some (`Stream.senderFactsIndex`, `peerFactsIndex`).
+  public var addresses: [AddressFacts] = []
   public var capture = CaptureCounters()
   /// Streams tracked after the harvest's forgetting (validated or candidates).
   public var liveStreams = 0
@@ -101,6 +116,21 @@ public struct StreamHarvest: Sendable {
   public var remap: [Int32] = []
 
   public init() {}
+
+  /// What RTCP said about `stream`.
+  public func feedback(of stream: Stream) -> Feedback {
+    stream.feedbackIndex >= 0 ? feedbacks[Int(stream.feedbackIndex)] : .none
+  }
+
+  /// What is known of the address that sends `stream`.
+  public func senderFacts(of stream: Stream) -> AddressFacts {
+    stream.senderFactsIndex >= 0 ? addresses[Int(stream.senderFactsIndex)] : .none
+  }
+
+  /// What is known of `stream`'s peer address.
+  public func peerFacts(of stream: Stream) -> AddressFacts {
+    stream.peerFactsIndex >= 0 ? addresses[Int(stream.peerFactsIndex)] : .none
+  }
 }
 
 extension StreamAnalyzer {
@@ -110,6 +140,25 @@ extension StreamAnalyzer {
     into harvest: inout StreamHarvest, forgetSilentSince cutoff: CaptureTime
   ) {
     harvest.streams.removeAll(keepingCapacity: true)
+    harvest.feedbacks.removeAll(keepingCapacity: true)
+    harvest.addresses.removeAll(keepingCapacity: true)
+    // Each address's facts once per harvest, however many streams it has.
+    var factsIndex: [IPAddress: Int32] = [:]
+    func facts(of address: IPAddress) -> Int32 {
+      if let index = factsIndex[address] { return index }
+      let stun = stunRoundTripByAddress[address]
+      let facts = StreamHarvest.AddressFacts(
+        cadence: rtcpCadenceByAddress[address],
+        stun: zip(stun?.lastTime, stun?.lastSeconds).map {
+          StreamHarvest.TimedSample(time: $0.0, seconds: $0.1)
+        },
+        end: sessionEndByAddress[address])
+      guard !facts.isEmpty else { return -1 }
+      let index = Int32(harvest.addresses.count)
+      harvest.addresses.append(facts)
+      factsIndex[address] = index
+      return index
+    }
     for index in streams.indices where !freeSet.contains(index) {
       let stream = streams[index]
       let direction = StreamDirection(
@@ -123,42 +172,46 @@ extension StreamAnalyzer {
       }
       guard isConfirmed(index) else { continue }
       let clockRateHz = clockRateHz(of: stream)
-      let stun = stunRoundTripByAddress[peer]
+      var feedbackIndex: Int32 = -1
+      if stream.feedbackSlot >= 0 {
+        feedbackIndex = Int32(harvest.feedbacks.count)
+        harvest.feedbacks.append(
+          StreamHarvest.Feedback(feedback(ofStream: index), clockRateHz: clockRateHz))
+      }
       harvest.streams.append(
         StreamHarvest.Stream(
-          index: index, key: stream.key, direction: direction, role: stream.role,
-          interface: stream.interface, isVideo: isVideo(stream), peer: peer,
-          packets: stream.packets, expected: stream.sequence.expected,
-          countedPackets: stream.sequence.countedPackets, silenceLoss: stream.silenceLoss,
-          duplicates: stream.sequence.duplicates, late: stream.sequence.latePackets,
-          payloadBytes: stream.payloadBytes,
+          direction: direction, role: stream.role, interface: stream.interface,
+          isVideo: isVideo(stream), index: Int32(index), feedbackIndex: feedbackIndex,
+          senderFactsIndex: facts(of: stream.key.sourceAddress), peerFactsIndex: facts(of: peer),
+          key: stream.key, peer: peer, counts: stream.counts,
           firstArrival: CaptureTime(nanosecondsSinceEpoch: stream.firstArrivalNanoseconds),
           lastArrival: CaptureTime(nanosecondsSinceEpoch: stream.lastArrivalNanoseconds),
           resumedAt: CaptureTime(nanosecondsSinceEpoch: stream.resumedAtNanoseconds),
-          windowMaxJitterSeconds: clockRateHz != nil ? stream.jitter.windowMaxJitterSeconds : nil,
-          feedback: StreamHarvest.Feedback(feedback(ofStream: index), clockRateHz: clockRateHz),
-          senderCadence: rtcpCadenceByAddress[stream.key.sourceAddress],
-          peerCadence: rtcpCadenceByAddress[peer],
-          peerSTUN: zip(stun?.lastTime, stun?.lastSeconds).map {
-            StreamHarvest.TimedSample(time: $0.0, seconds: $0.1)
-          },
-          peerEnd: sessionEndByAddress[peer]))
+          windowMaxJitterSeconds: clockRateHz != nil ? stream.jitter.windowMaxJitterSeconds : nil))
     }
-    if harvest.streams.capacity > 4 * max(harvest.streams.count, 1024) {
-      // The buffer outgrew the fleet (a wave of calls ended): give the memory back.
-      // A fresh buffer at the size of what is left (`Array(streams[...])` would hand back the
-      // same buffer: a slice over a whole array is copied by reference, capacity and all).
-      var shrunk: [StreamHarvest.Stream] = []
-      shrunk.reserveCapacity(harvest.streams.count)
-      shrunk.append(contentsOf: harvest.streams)
-      harvest.streams = shrunk
-    }
+    // A buffer that outgrew the fleet (a wave of calls ended) gives its memory back.
+    harvest.streams.shrinkIfOutgrown()
+    harvest.feedbacks.shrinkIfOutgrown()
+    harvest.addresses.shrinkIfOutgrown()
     startWindows()
     harvest.forgotten = forget(silentSince: cutoff)
     compactIfSparse(remap: &harvest.remap)
     harvest.capture = captureCounters
     harvest.liveStreams = liveStreamCount
     harvest.streamSlots = streams.count
+  }
+}
+
+extension Array {
+  /// Reallocated at its count when its capacity passed four times that (and 1,024): a fresh
+  /// buffer, as `Array(self[...])` would hand back the same one (a slice over a whole array is
+  /// copied by reference, capacity and all).
+  fileprivate mutating func shrinkIfOutgrown() {
+    guard capacity > 4 * Swift.max(count, 1024) else { return }
+    var shrunk: [Element] = []
+    shrunk.reserveCapacity(count)
+    shrunk.append(contentsOf: self)
+    self = shrunk
   }
 }
 

@@ -15,14 +15,17 @@ extension PeerSnapshot {
     }
   }
 
-  /// The `limit` worst peers, worst first (`worstFirst`), with each peer's keys computed once:
-  /// sorting 100,000 peers compares each about 17 times.
-  public static func worst(_ peers: [PeerSnapshot], limit: Int) -> [PeerSnapshot] {
-    let keyed = peers.indices.map { index in
-      (
-        level: peers[index].worstLevel.rawValue,
-        mos: peers[index].meanOpinionScore ?? .infinity, index: index
-      )
+  /// The `limit` worst peers, worst first (`worstFirst`), of those `included` (all by
+  /// default), with each peer's keys computed once: sorting 100,000 peers compares each about
+  /// 17 times. Only the chosen peers are copied (a filtered copy of 100,000 snapshots first
+  /// took 51 MiB for the length of a tick).
+  public static func worst(
+    _ peers: [PeerSnapshot], limit: Int, included: (PeerSnapshot) -> Bool = { _ in true }
+  ) -> [PeerSnapshot] {
+    var keyed: [(level: Int, mos: Double, index: Int)] = []
+    for index in peers.indices where included(peers[index]) {
+      keyed.append(
+        (peers[index].worstLevel.rawValue, peers[index].meanOpinionScore ?? .infinity, index))
     }
     let sorted = keyed.sorted {
       if $0.level != $1.level { return $0.level > $1.level }

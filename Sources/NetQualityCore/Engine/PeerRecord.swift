@@ -51,15 +51,9 @@ struct WindowPool {
   }
 }
 
-/// Cumulative counters of a stream at the previous tick.
+/// A stream's cumulative counts at the previous tick.
 struct StreamBaseline {
   /// The stream the baseline belongs to (indices are reused after a stream is forgotten).
   var firstArrival = CaptureTime(nanosecondsSinceEpoch: 0)
-  var expected: Int64 = 0
-  var counted: Int64 = 0
-  var silenceLoss: Int64 = 0
-  var packets: Int64 = 0
-  var duplicates: Int64 = 0
-  var late: Int64 = 0
-  var payloadBytes: Int64 = 0
+  var counts = StreamCounts()
 }

@@ -36,10 +36,15 @@ struct PeerWindow {
   var sessionEnd: SessionEnd?
   var streams = 0
 
-  mutating func add(_ window: StreamWindow, _ stream: StreamHarvest.Stream) {
-    let (rtcp, end) = (stream.peerCadence, stream.peerEnd)
+  /// Adds one of the peer's streams: its window, its harvest record, what RTCP said about it
+  /// and what is known of the peer's address.
+  mutating func add(
+    _ window: StreamWindow, _ stream: StreamHarvest.Stream, feedback: StreamHarvest.Feedback,
+    peer: StreamHarvest.AddressFacts
+  ) {
+    let (rtcp, end) = (peer.cadence, peer.end)
     streams += 1
-    if let stun = stream.peerSTUN, stunRoundTrip.map({ stun.time > $0.time }) ?? true {
+    if let stun = peer.stun, stunRoundTrip.map({ stun.time > $0.time }) ?? true {
       stunRoundTrip = (stun.time, stun.seconds * 1000)
     }
     if let end, sessionEnd.map({ end.time > $0.time }) ?? true { sessionEnd = end }
@@ -75,7 +80,7 @@ struct PeerWindow {
       }
       rxPacketsTotal += window.packetsTotal
       rxLostTotal += window.lostTotal
-      if let bye = stream.feedback.goodbyeTime, bye >= stream.lastArrival {
+      if let bye = feedback.goodbyeTime, bye >= stream.lastArrival {
         rxStreamsEnded += 1
         rxGoodbye = max(rxGoodbye ?? bye, bye)
       }
@@ -85,14 +90,14 @@ struct PeerWindow {
       // capture. The samples of the peer's streams (our reports about them) measure the loop
       // from the capture point through this host and back, close to 0 on a host capture:
       // they stay the stream's `rtt_ms`, never the peer's.
-      if let sample = stream.feedback.roundTrip, roundTrip.map({ sample.time > $0.time }) ?? true {
+      if let sample = feedback.roundTrip, roundTrip.map({ sample.time > $0.time }) ?? true {
         roundTrip = (sample.time, sample.seconds * 1000)
       }
       txPackets += window.packets
       txPacketsTotal += window.packetsTotal
       txLastArrival = max(txLastArrival ?? stream.lastArrival, stream.lastArrival)
       txVideo = txVideo || stream.isVideo
-      if let report = stream.feedback.lastReport {
+      if let report = feedback.lastReport {
         txFeedback.append(
           (report.time, report.since, report.fractionLost, report.jitterMilliseconds))
       }

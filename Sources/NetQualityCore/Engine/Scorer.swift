@@ -102,7 +102,10 @@ public struct Scorer: Sendable {
     var windows: [StreamWindow] = []
     windows.reserveCapacity(harvest.streams.count)
     for stream in harvest.streams {
-      windows.append(streamWindow(stream, now: now, interval: interval))
+      windows.append(
+        streamWindow(
+          stream, feedback: harvest.feedback(of: stream),
+          senderCadence: harvest.senderFacts(of: stream).cadence, now: now, interval: interval))
     }
     // The streams in order of their peer's name: each peer is scored from its streams' windows
     // in turn, without a table of every peer's window (400 bytes a peer).
@@ -129,7 +132,10 @@ public struct Scorer: Sendable {
         : probedNames[probedPosition]
       var window = PeerWindow()
       while position < order.count, names[order[position]] == name {
-        window.add(windows[order[position]], harvest.streams[order[position]])
+        let stream = harvest.streams[order[position]]
+        window.add(
+          windows[order[position]], stream, feedback: harvest.feedback(of: stream),
+          peer: harvest.peerFacts(of: stream))
         position += 1
       }
       if probedNames[safe: probedPosition] == name { probedPosition += 1 }
@@ -148,14 +154,17 @@ public struct Scorer: Sendable {
         }
       }
     }
-    let active = snapshots.filter {
-      [.connected, .held, .interrupted, .disconnected].contains($0.state)
+    // The host's levels: the worst over active peers (counted in place: a filtered copy of
+    // 100,000 snapshots is 40 MB for the length of a tick).
+    var (hostRx, hostTx) = (QualityLevel.unknown, QualityLevel.unknown)
+    for peer in snapshots
+    where [.connected, .held, .interrupted, .disconnected].contains(peer.state) {
+      hostRx = hostRx.worse(peer.rx.level)
+      hostTx = hostTx.worse(peer.tx.level)
     }
     let snapshot = Snapshot(
-      time: now, intervalSeconds: interval,
-      hostRx: active.reduce(QualityLevel.unknown) { $0.worse($1.rx.level) },
-      hostTx: active.reduce(QualityLevel.unknown) { $0.worse($1.tx.level) },
-      peers: snapshots, streams: windows)
+      time: now, intervalSeconds: interval, hostRx: hostRx, hostTx: hostTx, peers: snapshots,
+      streams: windows)
     events.sort { ($0.time, $0.peer) < ($1.time, $1.peer) }
     follow(harvest.remap)
     shrinkAfterChurn()
@@ -188,11 +197,12 @@ public struct Scorer: Sendable {
 
   /// The window of one stream since the previous tick.
   private mutating func streamWindow(
-    _ stream: StreamHarvest.Stream, now: CaptureTime, interval: Double
+    _ stream: StreamHarvest.Stream, feedback: StreamHarvest.Feedback,
+    senderCadence: RTCPCadence?, now: CaptureTime, interval: Double
   )
     -> StreamWindow
   {
-    let (index, direction) = (stream.index, stream.direction)
+    let (index, direction, counts) = (Int(stream.index), stream.direction, stream.counts)
     while baselines.count <= index {
       baselines.append(StreamBaseline())
       streamTrackers.append(nil)
@@ -202,46 +212,41 @@ public struct Scorer: Sendable {
       baselines[index] = StreamBaseline(firstArrival: stream.firstArrival)
       streamTrackers[index] = nil
     }
-    let before = baselines[index]
-    baselines[index] = StreamBaseline(
-      firstArrival: stream.firstArrival, expected: stream.expected,
-      counted: stream.countedPackets,
-      silenceLoss: stream.silenceLoss, packets: stream.packets,
-      duplicates: stream.duplicates, late: stream.late, payloadBytes: stream.payloadBytes)
+    let before = baselines[index].counts
+    baselines[index].counts = counts
     // Packets lost across an outage are the outage's, reported as a connection state: they
     // neither count as expected nor as lost in the window after it.
-    let outage = stream.silenceLoss - before.silenceLoss
-    let expected = stream.expected - before.expected - outage
+    let outage = counts.silenceLoss - before.silenceLoss
+    let expected = counts.expected - before.expected - outage
     // A late packet may fill a gap counted in an earlier window: the signed change is pooled
     // (so it refunds that loss), the window shows no less than 0.
-    let lostChange = expected - (stream.countedPackets - before.counted)
+    let lostChange = expected - (counts.counted - before.counted)
     let lost = max(0, lostChange)
     var tracker = streamTrackers[index] ?? ConnectionTracker(firstSeen: stream.lastArrival)
-    let activity = max(
-      stream.lastArrival, stream.feedback.lastSenderRTCPTime ?? stream.lastArrival)
+    let activity = max(stream.lastArrival, feedback.lastSenderRTCPTime ?? stream.lastArrival)
     // The sender's own RTCP keeps a stream alive and on hold while its media is silent.
     var control: ConnectionTracker.Control?
-    if let lastRTCP = stream.feedback.lastSenderRTCPTime, let cadence = stream.senderCadence {
+    if let lastRTCP = feedback.lastSenderRTCPTime, let cadence = senderCadence {
       control = ConnectionTracker.Control(
         lastMedia: stream.lastArrival, lastRTCP: lastRTCP,
         allowanceSeconds: cadence.allowanceSeconds)
     }
     _ = tracker.advance(
       to: now, lastActivity: activity, resumedAt: stream.resumedAt,
-      endedAt: stream.feedback.goodbyeTime, control: control, timers: configuration.timers)
+      endedAt: feedback.goodbyeTime, control: control, timers: configuration.timers)
     streamTrackers[index] = tracker
-    let roundTrip = stream.feedback.roundTrip.map { $0.seconds * 1000 }
+    let roundTrip = feedback.roundTrip.map { $0.seconds * 1000 }
     let window = StreamWindow(
       key: stream.key, direction: direction, role: stream.role,
-      packets: stream.packets - before.packets,
+      packets: counts.packets - before.packets,
       expected: expected, lost: lost, lostChange: lostChange,
       lossRatio: expected > 0 ? Double(lost) / Double(expected) : 0,
-      duplicates: stream.duplicates - before.duplicates, late: stream.late - before.late,
+      duplicates: counts.duplicates - before.duplicates, late: counts.late - before.late,
       bitsPerSecond: interval > 0
-        ? Double(stream.payloadBytes - before.payloadBytes) * 8 / interval : 0,
+        ? Double(counts.payloadBytes - before.payloadBytes) * 8 / interval : 0,
       jitterMilliseconds: stream.windowMaxJitterSeconds.map { $0 * 1000 },
-      roundTripMilliseconds: roundTrip, packetsTotal: stream.packets,
-      lostTotal: max(0, stream.expected - stream.countedPackets), state: tracker.state)
+      roundTripMilliseconds: roundTrip, packetsTotal: counts.packets,
+      lostTotal: max(0, counts.expected - counts.counted), state: tracker.state)
     return window
   }
 }
