@@ -36,4 +36,37 @@ final class PeerRecordTests: XCTestCase {
     for _ in 0..<3 { pool.push(packets: 0, expected: 0, lost: 0, keep: 3) }
     XCTAssertEqual(pool.windowCount, 0)
   }
+
+  func testPeerRecordsReusePlacesAndShrinkAfterAWave() {
+    var peers = PeerRecords()
+    func record(_ seconds: Int64) -> PeerRecord {
+      PeerRecord(firstSeen: CaptureTime(nanosecondsSinceEpoch: seconds * 1_000_000_000))
+    }
+    for index in 0..<5000 { peers["10.0.\(index / 250).\(index % 250)"] = record(Int64(index)) }
+    XCTAssertEqual(peers.count, 5000)
+    XCTAssertEqual(peers.placeCount, 5000)
+    XCTAssertEqual(peers["10.0.3.7"]?.tracker.since.nanosecondsSinceEpoch, 757_000_000_000)
+    // A changed record stays in its place.
+    var changed = peers["10.0.3.7"]
+    changed?.rxPacketsTotal = 99
+    peers["10.0.3.7"] = changed
+    XCTAssertEqual(peers["10.0.3.7"]?.rxPacketsTotal, 99)
+    XCTAssertEqual(peers.placeCount, 5000)
+    // Forgotten peers give their places to new ones.
+    for index in 0..<10 { peers["10.0.0.\(index)"] = nil }
+    XCTAssertNil(peers["10.0.0.3"])
+    peers["192.0.2.1"] = record(1)
+    XCTAssertEqual(peers.count, 4991)
+    XCTAssertEqual(peers.placeCount, 5000)
+    XCTAssertEqual(Set(peers.names(where: { $0.rxPacketsTotal == 99 })), ["10.0.3.7"])
+    // A wave ends: 4,991 forgotten of 5,000 places; the rest moves to a table its size.
+    for name in Array(peers.names) where name != "10.0.3.7" && name != "192.0.2.1" {
+      peers[name] = nil
+    }
+    peers.shrinkAfterChurn()
+    XCTAssertEqual(peers.count, 2)
+    XCTAssertEqual(peers.placeCount, 2)
+    XCTAssertEqual(peers["10.0.3.7"]?.rxPacketsTotal, 99)
+    XCTAssertEqual(peers["192.0.2.1"]?.tracker.since.nanosecondsSinceEpoch, 1_000_000_000)
+  }
 }

@@ -9,7 +9,7 @@
 public struct Scorer: Sendable {
   public private(set) var configuration: EngineConfiguration
   var alerts: AlertEvaluator
-  var peers: [String: PeerRecord] = [:]
+  var peers = PeerRecords()
   var baselines: [StreamBaseline] = []
   var streamTrackers: [ConnectionTracker?] = []
   /// Probe sessions (see `record(probe:)`), and their indices by reflector: in an array, whose
@@ -81,7 +81,7 @@ public struct Scorer: Sendable {
       guard linksDown[interface] == nil else { return [] }
       linksDown[interface] = time
     }
-    let affected = peers.filter { $0.value.interfaces.contains(interface) }.keys.sorted()
+    let affected = peers.names { $0.interfaces.contains(interface) }.sorted()
     let events = affected.map {
       EngineEvent(time: time, kind: up ? .linkUp : .linkDown, peer: $0)
     }
@@ -145,7 +145,7 @@ public struct Scorer: Sendable {
     }
     if peers.count > snapshots.count {
       let scored = Set(snapshots.map(\.peer))
-      for name in peers.keys.filter({ !scored.contains($0) }) {
+      for name in peers.names.filter({ !scored.contains($0) }) {
         peers[name] = nil
         for alert in alerts.resolveAll(peer: name, at: now) {
           events.append(
@@ -189,9 +189,7 @@ public struct Scorer: Sendable {
   /// A dictionary keeps its capacity when entries leave: after a wave of peers is forgotten,
   /// the tables are rebuilt at the size of what is left, so memory comes back.
   private mutating func shrinkAfterChurn() {
-    if peers.capacity > 4 * max(peers.count, 1024) {
-      peers = Dictionary(uniqueKeysWithValues: peers.map { ($0.key, $0.value) })
-    }
+    peers.shrinkAfterChurn()
     alerts.shrinkAfterChurn()
   }
 

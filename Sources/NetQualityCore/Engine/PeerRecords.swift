@@ -1,0 +1,61 @@
+/// The scorer's peers by name. The records sit in one dense array and a table maps each name to
+/// its place: a `[String: PeerRecord]` keeps a record-sized bucket for every slot of its hash
+/// table, used or not (at 100,000 peers, 262,144 buckets of 184 bytes: 48 MB for 17 MB of
+/// records), where a table of places costs 20 bytes a slot.
+struct PeerRecords {
+  private var places: [String: Int32] = [:]
+  private var records = ContiguousArray<PeerRecord>()
+  /// Places given back by forgotten peers, reused by new ones.
+  private var free: [Int32] = []
+
+  var count: Int { places.count }
+  /// Places in the records array, in use or free.
+  var placeCount: Int { records.count }
+  var isEmpty: Bool { places.isEmpty }
+
+  subscript(name: String) -> PeerRecord? {
+    get { places[name].map { records[Int($0)] } }
+    set {
+      guard let newValue else {
+        if let place = places.removeValue(forKey: name) {
+          // The forgotten record's pooled windows go now, not when the place is reused.
+          records[Int(place)] = PeerRecord(firstSeen: CaptureTime(nanosecondsSinceEpoch: 0))
+          free.append(place)
+        }
+        return
+      }
+      if let place = places[name] {
+        records[Int(place)] = newValue
+      } else if let place = free.popLast() {
+        records[Int(place)] = newValue
+        places[name] = place
+      } else {
+        records.append(newValue)
+        places[name] = Int32(records.count - 1)
+      }
+    }
+  }
+
+  /// The names of the peers whose record matches, in no particular order.
+  func names(where matches: (PeerRecord) -> Bool) -> [String] {
+    places.compactMap { matches(records[Int($1)]) ? $0 : nil }
+  }
+
+  /// The names of every peer, in no particular order.
+  var names: Dictionary<String, Int32>.Keys { places.keys }
+
+  /// After a wave of peers was forgotten (fewer than a quarter of the places in use, and more
+  /// than 1,024 places), the table and the records are rebuilt at the size of what is left, so
+  /// memory comes back.
+  mutating func shrinkAfterChurn() {
+    let capacity = max(records.count, places.capacity)
+    guard capacity > 4 * max(places.count, 1024) else { return }
+    var compacted = PeerRecords()
+    compacted.places.reserveCapacity(places.count)
+    compacted.records.reserveCapacity(places.count)
+    for (name, place) in places { compacted[name] = records[Int(place)] }
+    self = compacted
+  }
+}
+
+extension PeerRecords: Sendable {}
