@@ -235,7 +235,7 @@ public struct Scorer: Sendable {
     streamTrackers[index] = tracker
     let roundTrip = feedback.roundTrip.map { $0.seconds * 1000 }
     let window = StreamWindow(
-      key: stream.key, direction: direction, role: stream.role,
+      key: stream.key, direction: direction, role: stream.role, state: tracker.state,
       packets: counts.packets - before.packets,
       expected: expected, lost: lost, lostChange: lostChange,
       lossRatio: expected > 0 ? Double(lost) / Double(expected) : 0,
@@ -244,7 +244,7 @@ public struct Scorer: Sendable {
         ? Double(counts.payloadBytes - before.payloadBytes) * 8 / interval : 0,
       jitterMilliseconds: stream.windowMaxJitterSeconds.map { $0 * 1000 },
       roundTripMilliseconds: roundTrip, packetsTotal: counts.packets,
-      lostTotal: max(0, counts.expected - counts.counted), state: tracker.state)
+      lostTotal: max(0, counts.expected - counts.counted))
     return window
   }
 }

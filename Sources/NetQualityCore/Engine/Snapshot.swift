@@ -1,16 +1,18 @@
 /// One direction of a peer at a tick: its damped level and what produced it.
 public struct DirectionSnapshot: Sendable, Equatable {
+  // Declared in this order so the one-byte fields fill the padding after `inputs` (104 bytes
+  // instead of 120: a snapshot of every peer is kept, and a second one built at each tick).
+  public var inputs: QualityModel.Inputs?
   public var level: QualityLevel
   /// The level of this window before damping.
   public var rawLevel: QualityLevel
-  public var inputs: QualityModel.Inputs?
+  /// What measured the level: the peer's RTP (or its RTCP reports), or our probes. With both,
+  /// the worse of their levels is the direction's.
+  public var source: MeasurementSource?
   public var rating: Double?
   public var meanOpinionScore: Double?
   public var oneWayDelayMilliseconds: Double?
   public var limitedBy: String?
-  /// What measured the level: the peer's RTP (or its RTCP reports), or our probes. With both,
-  /// the worse of their levels is the direction's.
-  public var source: MeasurementSource?
 
   public init(
     level: QualityLevel, rawLevel: QualityLevel, inputs: QualityModel.Inputs? = nil,
@@ -42,13 +44,14 @@ public struct DirectionSnapshot: Sendable, Equatable {
 public struct PeerSnapshot: Sendable, Equatable {
   /// The remote address (or configured name).
   public var peer: String
-  public var state: ConnectionState
   public var stateSince: CaptureTime
   public var rx: DirectionSnapshot
   public var tx: DirectionSnapshot
   public var roundTripMilliseconds: Double?
   /// Where the round trip comes from: RTCP reports, or ICE checks when RTCP is encrypted.
   public var roundTripSource: RoundTripSource?
+  // After the optional round trip, in its padding.
+  public var state: ConnectionState
   /// Window figures of the streams from the peer.
   public var rxPackets: Int64
   public var rxLost: Int64
@@ -163,6 +166,7 @@ public struct StreamWindow: Sendable, Equatable {
   public var key: StreamKey
   public var direction: StreamDirection
   public var role: StreamRole
+  public var state: ConnectionState
   public var packets: Int64
   public var expected: Int64
   public var lost: Int64
@@ -177,7 +181,6 @@ public struct StreamWindow: Sendable, Equatable {
   /// Cumulative since the stream began.
   public var packetsTotal: Int64
   public var lostTotal: Int64
-  public var state: ConnectionState
 }
 
 /// What a tick closes: host, peers, streams.

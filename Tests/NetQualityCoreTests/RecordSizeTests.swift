@@ -1,0 +1,22 @@
+import XCTest
+
+@testable import NetQualityCore
+
+/// The records kept once per stream or per peer, at 100,000 streams and peers, each byte is
+/// 100 KB (issue 12: 100,000 streams in under 200 MB). Their sizes are pinned here so that a
+/// new field, or a field moved where it adds padding, is a decision rather than an accident.
+final class RecordSizeTests: XCTestCase {
+  func testPerStreamRecordsKeepTheirSize() {
+    XCTAssertEqual(MemoryLayout<RTPStream>.stride, 400)
+    XCTAssertEqual(MemoryLayout<StreamHarvest.Stream>.stride, 176)
+    XCTAssertEqual(MemoryLayout<StreamWindow>.stride, 160)
+    XCTAssertEqual(MemoryLayout<StreamBaseline>.stride, 64)
+    XCTAssertEqual(MemoryLayout<StreamCounts>.stride, 56)
+  }
+
+  func testPerPeerRecordsKeepTheirSize() {
+    XCTAssertEqual(MemoryLayout<PeerRecord>.stride, 168)
+    XCTAssertEqual(MemoryLayout<DirectionSnapshot>.stride, 104)
+    XCTAssertEqual(MemoryLayout<PeerSnapshot>.stride, 368)
+  }
+}
