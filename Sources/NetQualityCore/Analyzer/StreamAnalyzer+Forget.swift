@@ -22,8 +22,7 @@ extension StreamAnalyzer {
     for index in silent {
       let key = streams[index].key
       streamsBySSRC.remove(Int32(index), under: key.ssrc)
-      streamsByFlow.remove(
-        Int32(index), under: FlowKey(source: key.source, destination: key.destination))
+      flows.remove(Int32(index), under: FlowKey(key))
       streams[index].confirmation = nil
       releaseInferenceSlot(ofStream: index)
       releaseFeedback(ofStream: index)
@@ -104,8 +103,8 @@ extension StreamAnalyzer {
     freeSet = []
     table = StreamTable(initialCapacity: max(1024, live))
     streamsBySSRC = [:]
-    streamsByFlow = [:]
-    var liveFlows = Set<FlowKey>()
+    let oldFlows = flows
+    flows = [:]
     var liveSenders = Set<SenderKey>()
     for index in streams.indices {
       let key = streams[index].key
@@ -114,14 +113,15 @@ extension StreamAnalyzer {
       table.insert(
         key, at: index, rehashing: keys.indices.prefix(index).lazy.map { ($0, keys[$0].key) })
       streamsBySSRC.add(Int32(index), under: key.ssrc)
-      let flow = FlowKey(source: key.source, destination: key.destination)
-      streamsByFlow.add(Int32(index), under: flow)
-      liveFlows.insert(flow)
-      liveFlows.insert(flow.reversed)
+      flows.add(Int32(index), under: FlowKey(key))
       liveSenders.insert(SenderKey(address: key.sourceAddress, ssrc: key.ssrc))
     }
     // Facts about flows and senders that no live stream has any more.
-    confirmedFlows = confirmedFlows.filter { liveFlows.contains($0) }
+    for (flow, old) in oldFlows where old.confirmed {
+      if flows[flow] != nil || flows[flow.reversed] != nil {
+        flows[flow, default: FlowStreams()].confirmed = true
+      }
+    }
     senderReports = senderReports.filter { liveSenders.contains($0.key) }
     return true
   }

@@ -10,8 +10,7 @@ extension StreamAnalyzer {
       let key = streams[index].key
       var confirmation = streams[index].confirmation
       if confirmation == nil {
-        let flow = FlowKey(source: key.source, destination: key.destination)
-        if confirmedFlows.contains(flow) || confirmedFlows.contains(flow.reversed) {
+        if flows.isConfirmed(FlowKey(key)) {
           confirmation = .flow
         }
       }

@@ -17,7 +17,7 @@ extension StreamAnalyzer {
     check.packetsChecked += 1
     var matched: Int32 = -1
     var lag: Int64 = 0
-    if let siblings = streamsByFlow[FlowKey(source: key.source, destination: key.destination)] {
+    if let siblings = flows[FlowKey(key)]?.indices {
       for sibling in siblings where Int(sibling) != index {
         let other = Int(sibling)
         guard streams[other].role == .media, streams[other].packets > 0 else { continue }

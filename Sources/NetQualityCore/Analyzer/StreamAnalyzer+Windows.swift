@@ -6,8 +6,7 @@ extension StreamAnalyzer {
     let stream = streams[index]
     if stream.confirmation != nil { return true }
     guard !freeSet.contains(index) else { return false }
-    let flow = FlowKey(source: stream.key.source, destination: stream.key.destination)
-    return confirmedFlows.contains(flow) || confirmedFlows.contains(flow.reversed)
+    return flows.isConfirmed(FlowKey(stream.key))
   }
 
   /// The stream's RTP clock rate, when known (signalled, static or inferred).

@@ -37,11 +37,9 @@ public struct StreamAnalyzer: Sendable {
   var freeSet: Set<Int> = []
   /// Stream indices by SSRC, for attaching RTCP to streams.
   var streamsBySSRC: [UInt32: StreamIndices] = [:]
-  /// Directed (source, destination) pairs that carry a validated stream.
-  var confirmedFlows: Set<FlowKey> = []
-  /// Stream indices by directed (source, destination) pair: the siblings a new stream is
-  /// compared with to recognise retransmissions (`RepairCheck`).
-  var streamsByFlow: [FlowKey: StreamIndices] = [:]
+  /// Each directed (source, destination) pair's streams, and whether it carries a validated
+  /// stream (see `FlowStreams`).
+  var flows: [FlowKey: FlowStreams] = [:]
   /// SDP media by the endpoint that receives it, with when it was last signalled or in use
   /// (forgotten like the streams, see `forget(silentSince:)`).
   var signalledMedia: [Endpoint: SignalledMedia] = [:]
@@ -274,8 +272,7 @@ public struct StreamAnalyzer: Sendable {
       table.insert(key, at: index, rehashing: live.map { ($0, current[$0].key) })
     }
     streamsBySSRC.add(Int32(index), under: key.ssrc)
-    streamsByFlow.add(
-      Int32(index), under: FlowKey(source: key.source, destination: key.destination))
+    flows.add(Int32(index), under: FlowKey(key))
     if signalledMedia[key.destination] != nil || signalledMedia[key.source] != nil {
       confirm(index, by: .sdp)
     }
@@ -285,7 +282,7 @@ public struct StreamAnalyzer: Sendable {
   mutating func confirm(_ index: Int, by confirmation: StreamConfirmation) {
     streams[index].confirmation = confirmation
     let key = streams[index].key
-    confirmedFlows.insert(FlowKey(source: key.source, destination: key.destination))
+    flows[FlowKey(key), default: FlowStreams()].confirmed = true
   }
 
   /// Looks up the clock of a payload type new to the stream, or again after new SDP.
@@ -338,14 +335,6 @@ public struct StreamAnalyzer: Sendable {
 struct SignalledMedia {
   var media: SessionDescription.Media
   var lastUsed: CaptureTime
-}
-
-/// A directed address/port pair.
-struct FlowKey: Hashable {
-  var source: Endpoint
-  var destination: Endpoint
-
-  var reversed: FlowKey { FlowKey(source: destination, destination: source) }
 }
 
 /// An RTP sender as seen in RTCP: its address and SSRC.
