@@ -49,7 +49,7 @@ public final class TickService: Service, Sendable {
     let started = clock.now
     let cutoff = state.scorer.withLock { $0.forgetCutoff(at: time) }
     // A new harvest each tick, let go once scored: kept from tick to tick it would hold a
-    // copy of every stream (18 MB at 100,000 streams) for nothing. Sized from the streams
+    // copy of every stream (16 MB at 100,000 streams) for nothing. Sized from the streams
     // tracked at the previous tick, so it grows without copying.
     var harvested = StreamHarvest()
     harvested.streams.reserveCapacity(lastTrackedStreams.load(ordering: .relaxed))

@@ -8,8 +8,8 @@ import XCTest
 final class RecordSizeTests: XCTestCase {
   func testPerStreamRecordsKeepTheirSize() {
     XCTAssertEqual(MemoryLayout<RTPStream>.stride, 400)
-    XCTAssertEqual(MemoryLayout<StreamHarvest.Stream>.stride, 176)
-    XCTAssertEqual(MemoryLayout<StreamWindow>.stride, 160)
+    XCTAssertEqual(MemoryLayout<StreamHarvest.Stream>.stride, 160)
+    XCTAssertEqual(MemoryLayout<StreamWindow>.stride, 128)
     XCTAssertEqual(MemoryLayout<StreamBaseline>.stride, 64)
     XCTAssertEqual(MemoryLayout<StreamCounts>.stride, 56)
   }

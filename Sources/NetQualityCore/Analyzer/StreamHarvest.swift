@@ -8,10 +8,10 @@
 /// harvest from tick to tick; the live agent takes a new one each tick and lets it go once the
 /// tick is scored, so no copy of every stream stays in memory between ticks.
 public struct StreamHarvest: Sendable {
-  /// One stream's cumulative figures: what scoring reads and nothing more, 176 bytes. What
+  /// One stream's cumulative figures: what scoring reads and nothing more, 160 bytes. What
   /// only some streams have lives beside the records: RTCP details in `feedbacks`, the facts
   /// about an address (its RTCP cadence, ICE round trip, end of call) once per address in
-  /// `addresses`, so 100,000 streams without RTCP take 18 MB and a peer's four streams share
+  /// `addresses`, so 100,000 streams without RTCP take 16 MB and a peer's four streams share
   /// its address's facts (385 bytes a stream when every record carried all of it).
   public struct Stream: Sendable {
     public var direction: StreamDirection
@@ -28,14 +28,16 @@ public struct StreamHarvest: Sendable {
     var senderFactsIndex: Int32
     var peerFactsIndex: Int32
     public var key: StreamKey
-    /// The remote address the stream is exchanged with.
-    public var peer: IPAddress
     public var counts: StreamCounts
     public var firstArrival: CaptureTime
     public var lastArrival: CaptureTime
     public var resumedAt: CaptureTime
     /// The largest RFC 3550 jitter since the previous harvest; nil without a clock.
     public var windowMaxJitterSeconds: Double?
+
+    /// The remote address the stream is exchanged with (a harvest holds rx and tx streams
+    /// only).
+    public var peer: IPAddress { direction == .rx ? key.sourceAddress : key.destinationAddress }
   }
 
   /// What is known of one address: its RTCP cadence, the last ICE round trip to it, the end of
@@ -183,7 +185,7 @@ extension StreamAnalyzer {
           direction: direction, role: stream.role, interface: stream.interface,
           isVideo: isVideo(stream), index: Int32(index), feedbackIndex: feedbackIndex,
           senderFactsIndex: facts(of: stream.key.sourceAddress), peerFactsIndex: facts(of: peer),
-          key: stream.key, peer: peer, counts: stream.counts,
+          key: stream.key, counts: stream.counts,
           firstArrival: CaptureTime(nanosecondsSinceEpoch: stream.firstArrivalNanoseconds),
           lastArrival: CaptureTime(nanosecondsSinceEpoch: stream.lastArrivalNanoseconds),
           resumedAt: CaptureTime(nanosecondsSinceEpoch: stream.resumedAtNanoseconds),

@@ -238,7 +238,6 @@ public struct Scorer: Sendable {
       key: stream.key, direction: direction, role: stream.role, state: tracker.state,
       packets: counts.packets - before.packets,
       expected: expected, lost: lost, lostChange: lostChange,
-      lossRatio: expected > 0 ? Double(lost) / Double(expected) : 0,
       duplicates: counts.duplicates - before.duplicates, late: counts.late - before.late,
       bitsPerSecond: interval > 0
         ? Double(counts.payloadBytes - before.payloadBytes) * 8 / interval : 0,
