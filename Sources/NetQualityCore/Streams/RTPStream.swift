@@ -24,6 +24,12 @@ struct RTPStream {
   /// How the stream was recognised as RTP; nil while it is only a candidate.
   var confirmation: StreamConfirmation?
   var inferenceState = InferenceState.notNeeded
+  // Two cold bytes here, in the padding before `clockGeneration`: the record is 384 bytes (its
+  // 16-byte alignment comes from the sequence tracker's window) instead of 400.
+  /// The capture interface the stream was first seen on.
+  let interface: UInt8
+  /// Set while the clock rate of `inferencePayloadType` is being estimated.
+  var inferencePayloadType: UInt8 = .max
   var clockGeneration = -1
   var jitter = JitterEstimator()
   var sequence = SequenceTracker()
@@ -35,10 +41,6 @@ struct RTPStream {
 
   // Cold: touched on the first packet, after a silence, or by reports.
 
-  /// The capture interface the stream was first seen on.
-  let interface: UInt8
-  /// Set while the clock rate of `inferencePayloadType` is being estimated.
-  var inferencePayloadType: UInt8 = .max
   /// The stream's buffer in `StreamAnalyzer.inferences` while collecting, else -1.
   var inferenceSlot: Int32 = -1
   /// The stream's RTCP details in `StreamAnalyzer.feedbacks` once it had RTCP, else -1.
