@@ -146,7 +146,11 @@ extension StreamAnalyzer {
     harvest.addresses.removeAll(keepingCapacity: true)
     // Each address's facts once per harvest, however many streams it has.
     var factsIndex: [IPAddress: Int32] = [:]
+    let anyFacts =
+      !rtcpCadenceByAddress.isEmpty || !stunRoundTripByAddress.isEmpty
+      || !sessionEndByAddress.isEmpty
     func facts(of address: IPAddress) -> Int32 {
+      guard anyFacts else { return -1 }
       if let index = factsIndex[address] { return index }
       let stun = stunRoundTripByAddress[address]
       let facts = StreamHarvest.AddressFacts(
@@ -180,11 +184,14 @@ extension StreamAnalyzer {
         harvest.feedbacks.append(
           StreamHarvest.Feedback(feedback(ofStream: index), clockRateHz: clockRateHz))
       }
+      // An rx stream's sender is its peer: one lookup for both.
+      let senderFacts = facts(of: stream.key.sourceAddress)
+      let peerFacts = direction == .rx ? senderFacts : facts(of: peer)
       harvest.streams.append(
         StreamHarvest.Stream(
           direction: direction, role: stream.role, interface: stream.interface,
           isVideo: isVideo(stream), index: Int32(index), feedbackIndex: feedbackIndex,
-          senderFactsIndex: facts(of: stream.key.sourceAddress), peerFactsIndex: facts(of: peer),
+          senderFactsIndex: senderFacts, peerFactsIndex: peerFacts,
           key: stream.key, counts: stream.counts,
           firstArrival: CaptureTime(nanosecondsSinceEpoch: stream.firstArrivalNanoseconds),
           lastArrival: CaptureTime(nanosecondsSinceEpoch: stream.lastArrivalNanoseconds),
