@@ -12,43 +12,63 @@ final class FlowStreamsTests: XCTestCase {
     XCTAssertEqual(aliceToBob.ports, 40_000 << 16 | 50_000)
     // The SSRC is not part of the flow.
     XCTAssertEqual(FlowKey(StreamKey(source: Net.alice, destination: Net.bob, ssrc: 9)), aliceToBob)
+    XCTAssertEqual(
+      FlowKey(StreamKey(source: Net.alice, destination: Net.bob, ssrc: 9)).tableTag,
+      aliceToBob.tableTag)
     XCTAssertEqual(MemoryLayout<FlowKey>.stride, 40)
   }
 
-  func testAConfirmedFlowOutlivesItsStreamsAndConfirmsTheReverseOne() {
-    var flows: [FlowKey: FlowStreams] = [:]
-    flows.add(4, under: aliceToBob)
-    flows.add(6, under: aliceToBob)
-    XCTAssertFalse(flows.isConfirmed(aliceToBob))
-    flows[aliceToBob, default: FlowStreams()].confirmed = true
-    XCTAssertTrue(flows.isConfirmed(aliceToBob))
-    XCTAssertTrue(flows.isConfirmed(aliceToBob.reversed), "the answer on the same pair")
-    XCTAssertEqual(flows[aliceToBob]?.indices.map(Array.init), [4, 6])
-    // Bob answers on the reverse flow; Alice's streams end.
-    flows.add(1, under: aliceToBob.reversed)
-    flows.remove(4, under: aliceToBob)
-    flows.remove(6, under: aliceToBob)
-    // No stream left on Alice's flow, still confirmed: it confirms Bob's.
-    XCTAssertNil(flows[aliceToBob]?.indices)
-    XCTAssertTrue(flows.isConfirmed(aliceToBob.reversed))
-    flows.add(8, under: aliceToBob)
-    XCTAssertEqual(flows[aliceToBob]?.indices.map(Array.init), [8])
-    XCTAssertTrue(flows.isConfirmed(aliceToBob))
-    flows.remove(8, under: aliceToBob)
-    // Bob's stream ends too: nothing live on the pair, both flows go.
-    flows.remove(1, under: aliceToBob.reversed)
-    XCTAssertTrue(flows.isEmpty)
-    // An unconfirmed flow goes with its last stream, whatever the reverse flow holds.
-    flows.add(2, under: aliceToBob)
-    flows.add(3, under: aliceToBob.reversed)
-    flows.remove(2, under: aliceToBob)
-    XCTAssertNil(flows[aliceToBob])
-    XCTAssertEqual(flows.count, 1)
+  func testTheIndexTableKeepsSeveralIndicesPerTagThroughGrowthAndRemoval() {
+    var table = StreamIndexTable()
+    // 3,000 indices under 300 tags, some tags sharing a home slot (tag & mask).
+    for index in 0..<3000 { table.insert(index, tag: UInt32(index % 300) << 20) }
+    XCTAssertEqual(table.count, 3000)
+    func indices(_ tag: Int) -> [Int] {
+      table.candidates(tag: UInt32(tag) << 20).sorted()
+    }
+    XCTAssertEqual(indices(7), Array(stride(from: 7, to: 3000, by: 300)))
+    // Remove every other index: the rest are all still found, the removed ones are not.
+    for index in stride(from: 0, to: 3000, by: 2) {
+      table.remove(index, tag: UInt32(index % 300) << 20)
+    }
+    XCTAssertEqual(table.count, 1500)
+    XCTAssertEqual(indices(7), Array(stride(from: 7, to: 3000, by: 300)))
+    XCTAssertEqual(indices(8), [])
+    // Removing what is not there changes nothing.
+    table.remove(8, tag: 8 << 20)
+    table.remove(7, tag: 8 << 20)
+    XCTAssertEqual(table.count, 1500)
+    for index in stride(from: 1, to: 3000, by: 2) {
+      table.remove(index, tag: UInt32(index % 300) << 20)
+    }
+    XCTAssertEqual(table.count, 0)
+    XCTAssertEqual(indices(7), [])
   }
 
-  func testCompactionKeepsAConfirmedFlowWhileItsReverseIsLive() throws {
+  func testAValidatedStreamConfirmsItsAddressPairBothWays() throws {
     var analyzer = StreamAnalyzer()
-    // Alice's stream is validated (its flow confirmed), then falls silent; Bob's answer on the
+    // One packet each way: neither passes probation on its own.
+    analyzer.feedAudio(from: Net.bob, to: Net.alice, ssrc: 0xB, count: 1)
+    analyzer.feedAudio(from: Net.alice, to: Net.bob, ssrc: 0xC, count: 1)
+    XCTAssertTrue(analyzer.report().streams.isEmpty)
+    // Alice's main stream passes: Bob's answer and Alice's other stream on the pair are RTP.
+    analyzer.feedAudio(from: Net.alice, to: Net.bob, ssrc: 0xA, count: 5, startMilliseconds: 100)
+    let report = analyzer.report()
+    XCTAssertEqual(Set(report.streams.map(\.key.ssrc)), [0xA, 0xB, 0xC])
+    XCTAssertEqual(report.streams.first { $0.key.ssrc == 0xB }?.confirmation, .flow)
+    XCTAssertEqual(report.streams.first { $0.key.ssrc == 0xA }?.confirmation, .sequence)
+    // A new stream on the pair is confirmed as it arrives; one on another pair is not.
+    analyzer.feedAudio(from: Net.bob, to: Net.alice, ssrc: 0xD, count: 1, startMilliseconds: 300)
+    analyzer.feedAudio(
+      from: Net.endpoint("192.0.2.99", 40_000), to: Net.bob, ssrc: 0xE, count: 1,
+      startMilliseconds: 300)
+    XCTAssertEqual(
+      Set(analyzer.report().streams.map(\.key.ssrc)), [0xA, 0xB, 0xC, 0xD])
+  }
+
+  func testCompactionKeepsAFlowConfirmedStreamWhileItLives() throws {
+    var analyzer = StreamAnalyzer()
+    // Alice's stream is validated (its pair confirmed), then falls silent; Bob's answer on the
     // reverse flow goes on. 5,000 one-packet candidates, forgotten with Alice's stream, make
     // the arrays sparse enough to compact.
     analyzer.feedAudio(from: Net.alice, to: Net.bob, ssrc: 0xA, count: 10)
@@ -58,18 +78,18 @@ final class FlowStreamsTests: XCTestCase {
         ssrc: UInt32(index + 100), count: 1)
     }
     analyzer.feedAudio(from: Net.bob, to: Net.alice, ssrc: 0xB, count: 1, startMilliseconds: 9000)
-    XCTAssertTrue(analyzer.flows.isConfirmed(aliceToBob))
     analyzer.forget(silentSince: Net.time(8000))
     var remap: [Int32] = []
     XCTAssertTrue(analyzer.compactIfSparse(remap: &remap))
     XCTAssertEqual(analyzer.liveStreamCount, 1)
-    // Bob's single packet made no probation: the reverse flow's confirmation keeps it RTP.
-    XCTAssertTrue(analyzer.flows.isConfirmed(aliceToBob.reversed))
+    XCTAssertEqual(analyzer.streamsByFlow.count, 1)
+    // Bob's single packet made no probation: the pair's confirmation keeps it RTP.
     XCTAssertEqual(analyzer.report().streams.map(\.key.ssrc), [0xB])
-    // Once Bob's stream is forgotten too, nothing on the pair is live: the flows go, without
-    // waiting for a compaction (an agent under 4,096 stream slots never compacts).
+    // Once Bob's stream is forgotten too, nothing on the pair is live: a new stream there
+    // starts on probation again.
     analyzer.forget(silentSince: Net.time(60_000))
-    XCTAssertFalse(analyzer.flows.isConfirmed(aliceToBob))
-    XCTAssertTrue(analyzer.flows.isEmpty)
+    XCTAssertEqual(analyzer.streamsByFlow.count, 0)
+    analyzer.feedAudio(from: Net.bob, to: Net.alice, ssrc: 0xF, count: 1, startMilliseconds: 70_000)
+    XCTAssertTrue(analyzer.report().streams.isEmpty)
   }
 }

@@ -22,8 +22,9 @@ extension StreamAnalyzer {
     for index in silent {
       let key = streams[index].key
       streamsBySSRC.remove(Int32(index), under: key.ssrc)
-      flows.remove(Int32(index), under: FlowKey(key))
+      streamsByFlow.remove(index, tag: FlowKey(key).tableTag)
       streams[index].confirmation = nil
+      streams[index].confirmedByFlow = false
       releaseInferenceSlot(ofStream: index)
       releaseFeedback(ofStream: index)
       freeIndices.append(index)
@@ -103,8 +104,7 @@ extension StreamAnalyzer {
     freeSet = []
     table = StreamTable(initialCapacity: max(1024, live))
     streamsBySSRC = [:]
-    let oldFlows = flows
-    flows = [:]
+    streamsByFlow = StreamIndexTable(minimumCapacity: live)
     var liveSenders = Set<SenderKey>()
     for index in streams.indices {
       let key = streams[index].key
@@ -113,15 +113,10 @@ extension StreamAnalyzer {
       table.insert(
         key, at: index, rehashing: keys.indices.prefix(index).lazy.map { ($0, keys[$0].key) })
       streamsBySSRC.add(Int32(index), under: key.ssrc)
-      flows.add(Int32(index), under: FlowKey(key))
+      streamsByFlow.insert(index, tag: FlowKey(key).tableTag)
       liveSenders.insert(SenderKey(address: key.sourceAddress, ssrc: key.ssrc))
     }
-    // Facts about flows and senders that no live stream has any more.
-    for (flow, old) in oldFlows where old.confirmed {
-      if flows[flow] != nil || flows[flow.reversed] != nil {
-        flows[flow, default: FlowStreams()].confirmed = true
-      }
-    }
+    // Facts about senders that no live stream has any more.
     senderReports = senderReports.filter { liveSenders.contains($0.key) }
     return true
   }

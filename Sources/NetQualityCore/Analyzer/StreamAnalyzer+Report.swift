@@ -7,13 +7,8 @@ extension StreamAnalyzer {
     var reports: [StreamReport] = []
     var rtpPackets: Int64 = 0
     for index in streams.indices where !freeSet.contains(index) {
-      let key = streams[index].key
-      var confirmation = streams[index].confirmation
-      if confirmation == nil {
-        if flows.isConfirmed(FlowKey(key)) {
-          confirmation = .flow
-        }
-      }
+      let confirmation =
+        streams[index].confirmation ?? (streams[index].confirmedByFlow ? .flow : nil)
       guard let confirmation else { continue }
       rtpPackets += streams[index].packets
       reports.append(streamReport(index, confirmation: confirmation))

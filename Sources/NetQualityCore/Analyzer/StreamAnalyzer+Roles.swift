@@ -17,18 +17,22 @@ extension StreamAnalyzer {
     check.packetsChecked += 1
     var matched: Int32 = -1
     var lag: Int64 = 0
-    if let siblings = flows[FlowKey(key)]?.indices {
-      for sibling in siblings where Int(sibling) != index {
-        let other = Int(sibling)
-        guard streams[other].role == .media, streams[other].packets > 0 else { continue }
-        let rate = streams[other].reportedClock.rateHz
-        let window = RepairCheck.lookBackSeconds * (rate > 0 ? rate : RepairCheck.defaultClockHz)
-        let behind = RepairCheck.lag(of: timestamp, behind: streams[other].highestTimestamp)
-        if behind >= 0 && Double(behind) <= window {
-          matched = sibling
-          lag = behind
-          break
-        }
+    // The sibling it repairs: of the media streams on its flow whose timestamps it follows,
+    // the first one seen (the earliest start; the lower index between equals).
+    let flow = FlowKey(key)
+    var matchedStart = Int64.max
+    for other in streamsByFlow.candidates(tag: flow.tableTag)
+    where other != index && FlowKey(streams[other].key) == flow {
+      guard streams[other].role == .media, streams[other].packets > 0 else { continue }
+      let start = streams[other].firstArrivalNanoseconds
+      guard matched < 0 || (start, other) < (matchedStart, Int(matched)) else { continue }
+      let rate = streams[other].reportedClock.rateHz
+      let window = RepairCheck.lookBackSeconds * (rate > 0 ? rate : RepairCheck.defaultClockHz)
+      let behind = RepairCheck.lag(of: timestamp, behind: streams[other].highestTimestamp)
+      if behind >= 0 && Double(behind) <= window {
+        matched = Int32(other)
+        matchedStart = start
+        lag = behind
       }
     }
     if matched < 0 || (check.repairedIndex >= 0 && check.repairedIndex != matched) {

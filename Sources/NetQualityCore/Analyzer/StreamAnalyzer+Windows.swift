@@ -3,10 +3,7 @@ extension StreamAnalyzer {
 
   /// Validated as RTP: by probation or SDP, or on the same address pair as a validated stream.
   func isConfirmed(_ index: Int) -> Bool {
-    let stream = streams[index]
-    if stream.confirmation != nil { return true }
-    guard !freeSet.contains(index) else { return false }
-    return flows.isConfirmed(FlowKey(stream.key))
+    streams[index].confirmation != nil || streams[index].confirmedByFlow
   }
 
   /// The stream's RTP clock rate, when known (signalled, static or inferred).

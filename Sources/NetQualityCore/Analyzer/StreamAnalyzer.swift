@@ -37,9 +37,10 @@ public struct StreamAnalyzer: Sendable {
   var freeSet: Set<Int> = []
   /// Stream indices by SSRC, for attaching RTCP to streams.
   var streamsBySSRC: [UInt32: StreamIndices] = [:]
-  /// Each directed (source, destination) pair's streams, and whether it carries a validated
-  /// stream (see `FlowStreams`).
-  var flows: [FlowKey: FlowStreams] = [:]
+  /// Stream indices by directed (source, destination) pair: the siblings a new stream is
+  /// compared with to recognise retransmissions (`RepairCheck`), and the streams a validated
+  /// one confirms (`confirm`).
+  var streamsByFlow = StreamIndexTable()
   /// SDP media by the endpoint that receives it, with when it was last signalled or in use
   /// (forgotten like the streams, see `forget(silentSince:)`).
   var signalledMedia: [Endpoint: SignalledMedia] = [:]
@@ -272,17 +273,45 @@ public struct StreamAnalyzer: Sendable {
       table.insert(key, at: index, rehashing: live.map { ($0, current[$0].key) })
     }
     streamsBySSRC.add(Int32(index), under: key.ssrc)
-    flows.add(Int32(index), under: FlowKey(key))
+    let flow = FlowKey(key)
+    streamsByFlow.insert(index, tag: flow.tableTag)
+    // A stream on the address pair of a validated one is RTP too (either direction).
+    streams[index].confirmedByFlow = pairHasConfirmedStream(flow, besides: index)
     if signalledMedia[key.destination] != nil || signalledMedia[key.source] != nil {
       confirm(index, by: .sdp)
     }
     return index
   }
 
+  /// Marks stream `index` as RTP (by probation or SDP), and with it every stream on its
+  /// address pair, in either direction (`confirmedByFlow`). A stream added to the pair later
+  /// is confirmed when it is added (`addStream`): a confirmation lasts while a stream on the
+  /// pair does.
   mutating func confirm(_ index: Int, by confirmation: StreamConfirmation) {
     streams[index].confirmation = confirmation
-    let key = streams[index].key
-    flows[FlowKey(key), default: FlowStreams()].confirmed = true
+    let flow = FlowKey(streams[index].key)
+    markConfirmedByFlow(flow, besides: index)
+    markConfirmedByFlow(flow.reversed, besides: index)
+  }
+
+  private mutating func markConfirmedByFlow(_ flow: FlowKey, besides index: Int) {
+    // The candidates hold the table's slots, not the streams: changing a stream copies nothing.
+    for other in streamsByFlow.candidates(tag: flow.tableTag)
+    where other != index && FlowKey(streams[other].key) == flow {
+      streams[other].confirmedByFlow = true
+    }
+  }
+
+  /// Whether a stream other than `index` on `flow` or the reverse flow is confirmed.
+  func pairHasConfirmedStream(_ flow: FlowKey, besides index: Int) -> Bool {
+    hasConfirmedStream(on: flow, besides: index)
+      || hasConfirmedStream(on: flow.reversed, besides: index)
+  }
+
+  private func hasConfirmedStream(on flow: FlowKey, besides index: Int) -> Bool {
+    streamsByFlow.candidates(tag: flow.tableTag).contains {
+      $0 != index && FlowKey(streams[$0].key) == flow && isConfirmed($0)
+    }
   }
 
   /// Looks up the clock of a payload type new to the stream, or again after new SDP.

@@ -37,6 +37,9 @@ struct RTPStream {
   var highestTimestamp: UInt32 = 0
   /// Media, or a stream that repairs another (decided over the first packets: `RepairCheck`).
   var role = StreamRole.media
+  /// RTP because a validated stream shares its address pair, in either direction
+  /// (`StreamConfirmation.flow`; see `StreamAnalyzer.confirm`). In the padding after `role`.
+  var confirmedByFlow = false
   var repair = RepairCheck()
 
   // Cold: touched on the first packet, after a silence, or by reports.
