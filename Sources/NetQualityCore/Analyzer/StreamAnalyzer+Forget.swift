@@ -89,9 +89,8 @@ extension StreamAnalyzer {
     guard streams.count >= Self.compactionMinimumSlots, freeSet.count * 4 >= streams.count * 3
     else { return false }
     remap = [Int32](repeating: -1, count: streams.count)
-    var keptStreams = ContiguousArray<RTPStream>()
+    var keptStreams = ChunkedArray<RTPStream>()
     let live = streams.count - freeSet.count
-    keptStreams.reserveCapacity(live)
     for index in streams.indices where !freeSet.contains(index) {
       remap[index] = Int32(keptStreams.count)
       keptStreams.append(streams[index])

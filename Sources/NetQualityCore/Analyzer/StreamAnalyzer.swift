@@ -25,7 +25,7 @@ public struct StreamAnalyzer: Sendable {
   var counters = CaptureCounters()
   var decodeErrors = DecodeErrorCounters()
   var table = StreamTable()
-  var streams = ContiguousArray<RTPStream>()
+  var streams = ChunkedArray<RTPStream>()
   /// What RTCP said about each stream that had RTCP, by `RTPStream.feedbackSlot` (a stream
   /// without RTCP costs none of its 344 bytes).
   var feedbacks = SlotStore(empty: ReceptionFeedback())
@@ -229,11 +229,9 @@ public struct StreamAnalyzer: Sendable {
     let wireBytes = datagram.payloadOffset + wireLength
     let truncated = datagram.isTruncated
     let generation = signallingGeneration
-    var followUp = streams.withUnsafeMutableBufferPointer { buffer in
-      buffer[index].record(
-        header, arrivalNanoseconds: arrival, wireBytes: wireBytes, truncated: truncated,
-        clockGeneration: generation)
-    }
+    var followUp = streams[index].record(
+      header, arrivalNanoseconds: arrival, wireBytes: wireBytes, truncated: truncated,
+      clockGeneration: generation)
     if followUp.isEmpty { return }
     if followUp.contains(.resolveClock) {
       resolveClock(index, payloadType: header.payloadType)
@@ -250,8 +248,8 @@ public struct StreamAnalyzer: Sendable {
 
   @inline(__always)
   func findStream(_ key: StreamKey) -> Int? {
-    streams.withUnsafeBufferPointer { buffer in
-      table.find(key) { buffer[$0].key }
+    streams.withElements { streams in
+      table.find(key) { streams[$0].key }
     }
   }
 

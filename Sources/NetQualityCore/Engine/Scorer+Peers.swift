@@ -9,7 +9,7 @@ extension Scorer {
     let firstSeen =
       window.rxResumedAt ?? window.rxLastArrival ?? probe?.firstSentAt ?? window.txLastArrival
       ?? now
-    var record = peers[name] ?? PeerRecord(firstSeen: firstSeen)
+    var record = peers.take(name) ?? PeerRecord(firstSeen: firstSeen)
     var (state, stateSince, events) = advanceState(
       &record, name, window, probe: probe, now: now)
     let (rtt, rttSource) = roundTrip(window, probe: probe, now: now)

@@ -10,8 +10,8 @@ public struct Scorer: Sendable {
   public private(set) var configuration: EngineConfiguration
   var alerts: AlertEvaluator
   var peers = PeerRecords()
-  var baselines: [StreamBaseline] = []
-  var streamTrackers: [ConnectionTracker?] = []
+  var baselines = ChunkedArray<StreamBaseline>()
+  var streamTrackers = ChunkedArray<ConnectionTracker?>()
   /// Probe sessions (see `record(probe:)`), and their indices by reflector: in an array, whose
   /// elements are changed in place, where a dictionary's modify accessor would put a value this
   /// large on the heap for every probe.
@@ -176,8 +176,8 @@ public struct Scorer: Sendable {
   private mutating func follow(_ remap: [Int32]) {
     guard !remap.isEmpty else { return }
     let live = remap.lazy.filter { $0 >= 0 }.count
-    var movedBaselines = [StreamBaseline](repeating: StreamBaseline(), count: live)
-    var movedTrackers = [ConnectionTracker?](repeating: nil, count: live)
+    var movedBaselines = ChunkedArray(repeating: StreamBaseline(), count: live)
+    var movedTrackers = ChunkedArray<ConnectionTracker?>(repeating: nil, count: live)
     for (old, new) in remap.enumerated() where new >= 0 && old < baselines.count {
       movedBaselines[Int(new)] = baselines[old]
       movedTrackers[Int(new)] = streamTrackers[old]
