@@ -19,5 +19,7 @@ final class RecordSizeTests: XCTestCase {
     XCTAssertEqual(MemoryLayout<PeerRecord>.stride, 168)
     XCTAssertEqual(MemoryLayout<DirectionSnapshot>.stride, 104)
     XCTAssertEqual(MemoryLayout<PeerSnapshot>.stride, 368)
+    // A tick in which every peer connects has an event per peer.
+    XCTAssertEqual(MemoryLayout<EngineEvent>.stride, 48)
   }
 }

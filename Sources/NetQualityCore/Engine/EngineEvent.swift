@@ -21,9 +21,16 @@ public struct EngineEvent: Sendable, Equatable {
   public var peer: String
   /// For recovered: the state it recovered from.
   public var previousState: ConnectionState?
-  public var alert: Alert?
+  /// For alert events: the alert.
+  public var alert: Alert? {
+    get { alertBox?.value }
+    set { alertBox = newValue.map(OutOfLine.init) }
+  }
   /// For ended: the signal that ended the call.
   public var endReason: SessionEnd.Reason?
+  /// The alert lives out of line: a tick in which 100,000 peers connect has 100,000 events,
+  /// most without an alert, and inline it would be most of each event's size.
+  private var alertBox: OutOfLine<Alert>?
 
   public init(
     time: CaptureTime, kind: Kind, peer: String, previousState: ConnectionState? = nil,
@@ -33,7 +40,7 @@ public struct EngineEvent: Sendable, Equatable {
     self.kind = kind
     self.peer = peer
     self.previousState = previousState
-    self.alert = alert
+    self.alertBox = alert.map(OutOfLine.init)
     self.endReason = endReason
   }
 }

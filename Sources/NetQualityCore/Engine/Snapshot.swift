@@ -74,11 +74,11 @@ public struct PeerSnapshot: Sendable, Equatable {
   /// What our probes to the peer measured (nil: not probed).
   public var probe: ProbeSnapshot? {
     get { probeBox?.value }
-    set { probeBox = newValue.map(ProbeBox.init) }
+    set { probeBox = newValue.map(OutOfLine.init) }
   }
   /// The probe figures live out of line: two thirds of a snapshot's size when inline
   /// (809 of 1,209 bytes), and most peers of a media server are not probed.
-  private var probeBox: ProbeBox?
+  private var probeBox: OutOfLine<ProbeSnapshot>?
 
   public init(
     peer: String, state: ConnectionState, stateSince: CaptureTime, rx: DirectionSnapshot,
@@ -110,7 +110,7 @@ public struct PeerSnapshot: Sendable, Equatable {
     self.txRetransmittedTotal = txRetransmittedTotal
     self.rxFECTotal = rxFECTotal
     self.streams = streams
-    self.probeBox = probe.map(ProbeBox.init)
+    self.probeBox = probe.map(OutOfLine.init)
   }
 
   /// What the peer's figures come from: its RTP streams, our probes, or both.
@@ -130,16 +130,6 @@ public struct PeerSnapshot: Sendable, Equatable {
     case (nil, let tx): tx
     }
   }
-}
-
-/// A peer's probe figures, shared by the copies of its snapshot (never changed in place: a new
-/// value is a new box).
-private final class ProbeBox: Sendable, Equatable {
-  let value: ProbeSnapshot
-
-  init(_ value: ProbeSnapshot) { self.value = value }
-
-  static func == (lhs: ProbeBox, rhs: ProbeBox) -> Bool { lhs === rhs || lhs.value == rhs.value }
 }
 
 /// Where a peer's figures come from.
