@@ -16,17 +16,23 @@ public final class HistoryRecorder: Sendable {
     /// Ticks held while the disk is slow or failing: 64 ticks are 2 minutes at 2 s. At least
     /// 1: the tick being written is held in the queue.
     public var queueCapacity: Int
+    /// Rows held at most, over the queued ticks (`HistoryTick.rows`): a queued tick keeps its
+    /// peers' snapshots alive, about 500 bytes a peer, so 64 ticks of 100,000 peers would hold
+    /// 3 GB. 250,000 rows are about 125 MB: 64 ticks up to about 3,900 peers, 2 ticks of
+    /// 100,000. The newest tick is always kept.
+    public var queueMaxRows: Int
     public var runName: String
     public var version: String
 
     public init(
       path: String, maintenance: HistoryMaintenance, writesStreams: Bool = false,
-      queueCapacity: Int = 64, runName: String, version: String
+      queueCapacity: Int = 64, queueMaxRows: Int = 250_000, runName: String, version: String
     ) {
       self.path = path
       self.maintenance = maintenance
       self.writesStreams = writesStreams
       self.queueCapacity = max(1, queueCapacity)
+      self.queueMaxRows = max(1, queueMaxRows)
       self.runName = runName
       self.version = version
     }
@@ -61,6 +67,8 @@ public final class HistoryRecorder: Sendable {
 
   private struct Shared: Sendable {
     var queue: [HistoryTick] = []
+    /// The rows of the ticks in `queue`.
+    var queuedRows = 0
     var droppedSinceWrite: Int64 = 0
     var stopping = false
     var stopped = false
@@ -81,15 +89,22 @@ public final class HistoryRecorder: Sendable {
     thread.start()
   }
 
-  /// Hands a tick over; never blocks on the disk. When the queue is full the oldest tick goes.
+  /// Hands a tick over; never blocks on the disk. When the queue is full (in ticks or in rows)
+  /// the oldest ticks go.
   public func record(_ tick: HistoryTick) {
+    let rows = tick.rows(withStreams: settings.writesStreams)
     shared.withLock { shared in
-      if shared.queue.count >= settings.queueCapacity {
-        shared.queue.removeFirst()
+      while !shared.queue.isEmpty
+        && (shared.queue.count >= settings.queueCapacity
+          || shared.queuedRows + rows > settings.queueMaxRows)
+      {
+        let dropped = shared.queue.removeFirst()
+        shared.queuedRows -= dropped.rows(withStreams: settings.writesStreams)
         shared.droppedSinceWrite += 1
         shared.counters.ticksDropped += 1
       }
       shared.queue.append(tick)
+      shared.queuedRows += rows
       shared.counters.queueLength = shared.queue.count
     }
     wake.lock()
@@ -199,6 +214,7 @@ public final class HistoryRecorder: Sendable {
       // counted and the written tick is still in the file).
       if let first = shared.queue.first, first.snapshot.time == tick.snapshot.time {
         shared.queue.removeFirst()
+        shared.queuedRows -= first.rows(withStreams: settings.writesStreams)
       }
       shared.droppedSinceWrite -= dropped
       shared.counters.queueLength = shared.queue.count

@@ -17,6 +17,12 @@ public struct HistoryTick: Sendable {
     self.init(snapshot: result.snapshot, events: result.events, capture: capture)
   }
 
+  /// The rows the tick writes (its peers, its events, and its streams when they are written):
+  /// what the recorder's queue is bounded by.
+  public func rows(withStreams: Bool) -> Int {
+    1 + snapshot.peers.count + events.count + (withStreams ? snapshot.streams.count : 0)
+  }
+
   /// The capture side's cumulative counters at a tick.
   public struct CaptureHealth: Sendable, Equatable {
     public var frames: Int64

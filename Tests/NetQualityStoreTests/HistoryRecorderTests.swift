@@ -22,14 +22,17 @@ final class HistoryRecorderTests: HistoryTestCase {
     }
   }
 
-  private func makeRecorder(_ path: String, queueCapacity: Int = 64) -> HistoryRecorder {
+  private func makeRecorder(
+    _ path: String, queueCapacity: Int = 64, queueMaxRows: Int = 250_000
+  ) -> HistoryRecorder {
     let log = self.log
     let recorder = HistoryRecorder(
       settings: HistoryRecorder.Settings(
         path: path,
         maintenance: HistoryMaintenance(
           rawRetentionSeconds: 1e9, aggregateRetentionSeconds: 1e9, maxBytes: 0),
-        queueCapacity: queueCapacity, runName: "test-host", version: "test"),
+        queueCapacity: queueCapacity, queueMaxRows: queueMaxRows, runName: "test-host",
+        version: "test"),
       log: { level, line in log.append(level, line) })
     recorder.start()
     return recorder
@@ -93,6 +96,26 @@ final class HistoryRecorderTests: HistoryTestCase {
     XCTAssertEqual(try count("peer_ticks", in: database), 15)
     XCTAssertEqual(try count("storage_events", in: database), 0)
     XCTAssertEqual(recorder.counters.rowsWritten["peer_ticks"], 15)
+  }
+
+  func testQueueIsBoundedByRowsTooSoLargeTicksAreNotHeldSixtyFourDeep() throws {
+    let (blocker, file) = try blockedPath()
+    let rows = (0..<10).map { script.tick($0).rows(withStreams: false) }
+    // Room for the rows of three ticks: the fourth pushes the oldest out, whatever the count.
+    let recorder = makeRecorder(file, queueMaxRows: rows[7] + rows[8] + rows[9])
+    for tick in 0..<10 { recorder.record(script.tick(tick)) }
+    XCTAssertEqual(recorder.counters.queueLength, 3)
+    XCTAssertEqual(recorder.counters.ticksDropped, 7)
+
+    try FileManager.default.removeItem(atPath: blocker)
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 3 })
+    stop(recorder)
+    let database = try HistoryDatabase.openForReading(path: file)
+    try database.read { db in
+      XCTAssertEqual(
+        try Double.fetchAll(db, sql: "SELECT time FROM ticks ORDER BY time"),
+        (7..<10).map(script.time))
+    }
   }
 
   func testFullQueueDropsTheOldestTicksAndTheFileRecordsTheGap() throws {
