@@ -150,6 +150,31 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertEqual(analyzer.feedbacks.count, 0)
   }
 
+  func testRTCPFindsItsStreamAmongSSRCsThatShareTheirLowBits() throws {
+    var analyzer = StreamAnalyzer()
+    // SSRCs a multiple of 2^20 apart: the same low bits, which a table indexed by the SSRC's
+    // own low bits would put in one probe run.
+    let ssrcs: [UInt32] = (1...40).map { UInt32($0) << 20 }
+    for (offset, ssrc) in ssrcs.enumerated() {
+      analyzer.feedAudio(ssrc: ssrc, count: 5, startMilliseconds: Double(offset))
+    }
+    let homes = Set(ssrcs.map { StreamKey.ssrcTableTag($0) & 1023 })
+    XCTAssertGreaterThan(homes.count, 30, "the tags spread over the table")
+    // A BYE for every other one reaches that stream and no other.
+    for ssrc in ssrcs.enumerated().filter({ $0.offset % 2 == 0 }).map(\.element) {
+      analyzer.feed(
+        PacketBuilder.frame(
+          source: Net.aliceRTCP, destination: Net.bobRTCP,
+          payload: RTCPBuilder.receiverReport(ssrc: ssrc, blocks: [])
+            + RTCPBuilder.goodbye(ssrc: ssrc)),
+        at: Net.time(500))
+    }
+    for (offset, ssrc) in ssrcs.enumerated() {
+      let stream = try XCTUnwrap(analyzer.stream(ssrc))
+      XCTAssertEqual(stream.feedback.goodbyeTime, offset % 2 == 0 ? Net.time(500) : nil)
+    }
+  }
+
   func testRTCPLengthPastThePacketIsADecodeError() {
     var analyzer = StreamAnalyzer()
     var rr = RTCPBuilder.receiverReport(ssrc: 0x1111, blocks: [])

@@ -21,7 +21,7 @@ extension StreamAnalyzer {
     }
     for index in silent {
       let key = streams[index].key
-      streamsBySSRC.remove(Int32(index), under: key.ssrc)
+      streamsBySSRC.remove(index, tag: StreamKey.ssrcTableTag(key.ssrc))
       streamsByFlow.remove(index, tag: FlowKey(key).tableTag)
       streams[index].confirmation = nil
       streams[index].confirmedByFlow = false
@@ -102,7 +102,7 @@ extension StreamAnalyzer {
     freeIndices = []
     freeSet = []
     table = StreamTable(initialCapacity: max(1024, live))
-    streamsBySSRC = [:]
+    streamsBySSRC = StreamIndexTable(minimumCapacity: live)
     streamsByFlow = StreamIndexTable(minimumCapacity: live)
     var liveSenders = Set<SenderKey>()
     for index in streams.indices {
@@ -111,7 +111,7 @@ extension StreamAnalyzer {
       let keys = streams
       table.insert(
         key, at: index, rehashing: keys.indices.prefix(index).lazy.map { ($0, keys[$0].key) })
-      streamsBySSRC.add(Int32(index), under: key.ssrc)
+      streamsBySSRC.insert(index, tag: StreamKey.ssrcTableTag(key.ssrc))
       streamsByFlow.insert(index, tag: FlowKey(key).tableTag)
       liveSenders.insert(SenderKey(address: key.sourceAddress, ssrc: key.ssrc))
     }

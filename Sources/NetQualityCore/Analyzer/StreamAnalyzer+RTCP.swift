@@ -58,14 +58,13 @@ extension StreamAnalyzer: RTCPVisitor {
   {
     var exact = StreamMatches()
     var loose = StreamMatches()
-    guard let candidates = streamsBySSRC[ssrc] else { return exact }
-    for candidate in candidates {
-      let key = streams[Int(candidate)].key
-      guard key.sourceAddress == sender else { continue }
+    for candidate in streamsBySSRC.candidates(tag: StreamKey.ssrcTableTag(ssrc)) {
+      let key = streams[candidate].key
+      guard key.ssrc == ssrc, key.sourceAddress == sender else { continue }
       if key.destinationAddress == receiver {
-        exact.append(candidate)
+        exact.append(Int32(candidate))
       } else {
-        loose.append(candidate)
+        loose.append(Int32(candidate))
       }
     }
     return exact.isEmpty ? loose : exact

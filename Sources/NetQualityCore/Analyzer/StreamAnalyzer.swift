@@ -35,8 +35,8 @@ public struct StreamAnalyzer: Sendable {
   /// Indices of forgotten streams, reused by new ones (see `forget(silentSince:)`).
   var freeIndices: [Int] = []
   var freeSet: Set<Int> = []
-  /// Stream indices by SSRC, for attaching RTCP to streams.
-  var streamsBySSRC: [UInt32: StreamIndices] = [:]
+  /// Stream indices by SSRC (`StreamKey.ssrcTableTag`), for attaching RTCP to streams.
+  var streamsBySSRC = StreamIndexTable()
   /// Stream indices by directed (source, destination) pair: the siblings a new stream is
   /// compared with to recognise retransmissions (`RepairCheck`), and the streams a validated
   /// one confirms (`confirm`).
@@ -270,7 +270,7 @@ public struct StreamAnalyzer: Sendable {
       let live = current.indices.lazy.filter { !free.contains($0) && $0 != index }
       table.insert(key, at: index, rehashing: live.map { ($0, current[$0].key) })
     }
-    streamsBySSRC.add(Int32(index), under: key.ssrc)
+    streamsBySSRC.insert(index, tag: StreamKey.ssrcTableTag(key.ssrc))
     let flow = FlowKey(key)
     streamsByFlow.insert(index, tag: flow.tableTag)
     // A stream on the address pair of a validated one is RTP too (either direction).

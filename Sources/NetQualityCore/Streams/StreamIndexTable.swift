@@ -2,9 +2,9 @@
 /// SSRC): open addressing with linear probing, one 8-byte slot per stream, the table at most
 /// half full. The caller checks each candidate's key; a lookup never allocates.
 ///
-/// A `[Key: StreamIndices]` keeps a bucket of key and value for every slot of its hash table:
-/// at 100,000 streams, 262,144 buckets of 64 bytes for the flows (16 MiB), where this table
-/// takes 2 MiB.
+/// A dictionary of each key's indices keeps a bucket of key and value for every slot of its
+/// hash table: at 100,000 streams, 262,144 buckets of 64 bytes for the flows (16 MiB) and
+/// 5 MiB for the SSRCs, where this table takes 2 MiB.
 struct StreamIndexTable {
   /// (index + 1) << 32 | tag; 0 is an empty slot. The home slot is tag & mask.
   private var slots = ContiguousArray<UInt64>(repeating: 0, count: 16)

@@ -49,6 +49,12 @@ public struct StreamKey: Hashable, Sendable {
     return Self.fold(addresses ^ seeds.4, high ^ portsAndSSRC ^ seeds.5)
   }
 
+  /// An SSRC's tag in a `StreamIndexTable` (`StreamAnalyzer.streamsBySSRC`): mixed with the
+  /// per-process seeds, so SSRCs chosen to share their low bits still spread over the table.
+  static func ssrcTableTag(_ ssrc: UInt32) -> UInt32 {
+    UInt32(truncatingIfNeeded: fold(UInt64(ssrc) ^ hashSeeds.0, hashSeeds.3))
+  }
+
   @inline(__always)
   static func fold(_ a: UInt64, _ b: UInt64) -> UInt64 {
     let product = a.multipliedFullWidth(by: b)
