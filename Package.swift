@@ -58,6 +58,7 @@ let package = Package(
         "NetQualityCore", "NetQualityCapture", "NetQualityConfig", "NetQualityExport",
         "NetQualitySynth", "NetQualityProbe", "NetQualityStore",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         .product(name: "NIOCore", package: "swift-nio"),
