@@ -99,7 +99,10 @@ public struct Agent {
     let captures = CaptureService(
       interfaces: interfaces, options: options, state: state, logger: logger)
     let sinks: [any TickSink] =
-      [PublishedStateSink(state: state), DashboardSink(state: state), LogSink(logger: logger)]
+      [
+        PublishedStateSink(state: state), StatusPageSink(state: state), DashboardSink(state: state),
+        LogSink(logger: logger),
+      ]
       + (history.map { [HistorySink(recorder: $0, state: state)] } ?? [])
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: captures), .init(service: TickService(state: state, sinks: sinks)),

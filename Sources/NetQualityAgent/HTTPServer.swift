@@ -65,7 +65,7 @@ enum HTTPServer {
       state.read(\.ready)
         ? text("OK\n") : text("captures not running yet\n", status: .serviceUnavailable)
     }
-    router.get("/") { _, _ in html(landingPage(state)) }
+    router.get("/") { _, _ in await statusPage(state) }
     router.get("/api/v1/peers") { request, _ -> Response in
       peers(state, query: request.uri.queryParameters)
     }
@@ -214,24 +214,5 @@ enum HTTPServer {
     Response(
       status: .ok, headers: [.contentType: "application/json"],
       body: .init(byteBuffer: ByteBuffer(string: value.text + "\n")))
-  }
-
-  static func landingPage(_ state: AgentState) -> String {
-    let tick = state.read(\.lastTick)
-    let peers = tick?.snapshot.peers.count ?? 0
-    return """
-      <!doctype html>
-      <html><head><title>netquality</title></head><body>
-      <h1>netquality \(BuildInfo.version)</h1>
-      <p>Network quality of RTP media, measured from the wire. \(peers) peer(s) at the last tick.</p>
-      <ul>
-      <li><a href="/metrics">/metrics</a> (Prometheus)</li>
-      <li><a href="/api/v1/peers">/api/v1/peers</a>, <a href="/api/v1/streams">/api/v1/streams</a>,
-      <a href="/api/v1/alerts">/api/v1/alerts</a>, <a href="/api/v1/status">/api/v1/status</a>,
-      <a href="/api/v1/history?since=1h">/api/v1/history</a> (JSON)</li>
-      <li><a href="/-/healthy">/-/healthy</a>, <a href="/-/ready">/-/ready</a></li>
-      </ul></body></html>
-
-      """
   }
 }
