@@ -144,8 +144,9 @@ let package = Package(
       name: "NetQualityAgentTests",
       dependencies: [
         "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore",
-        "NetQualityExport",
+        "NetQualityExport", "NetQualityConfig",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),
