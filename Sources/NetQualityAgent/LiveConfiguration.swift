@@ -21,6 +21,8 @@ public final class LiveConfiguration: Sendable {
   /// The web configuration the listener started with, and what every request is held to.
   let startedWeb: WebConfiguration
   let security: WebSecurity
+  /// The web configuration in effect.
+  private let runningWeb: Mutex<WebConfiguration>
   /// What is in effect.
   private let running: Mutex<AgentConfiguration>
 
@@ -29,7 +31,9 @@ public final class LiveConfiguration: Sendable {
   public init(
     configuration: AgentConfiguration, path: String?, overrides: ConfigurationOverrides,
     interfaceNetworks: [NetworkPrefix], state: AgentState,
-    web: (started: WebConfiguration, security: WebSecurity) = (WebConfiguration(), WebSecurity(.none)),
+    web: (started: WebConfiguration, security: WebSecurity) = (
+      WebConfiguration(), WebSecurity(.none)
+    ),
     logger: Logger
   ) throws {
     self.path = path
@@ -40,6 +44,7 @@ public final class LiveConfiguration: Sendable {
     started = configuration
     startedWeb = web.started
     security = web.security
+    runningWeb = Mutex(web.started)
     running = Mutex(configuration)
     try apply(configuration, dashboard: openDashboard(configuration))
     state.update { $0.status.configurationFile = path }
@@ -84,7 +89,12 @@ public final class LiveConfiguration: Sendable {
     effective.listenPort = started.listenPort
     effective.storagePath = started.storagePath
     effective.storage = started.storage
-    let changed = ConfigurationKeys.changed(from: current, to: effective)
+    var changed = ConfigurationKeys.changed(from: current, to: effective).map(\.name)
+    // The file's name may be the same and its users, headers or certificate files new.
+    let previousWeb = runningWeb.withLock { $0 }
+    if !changed.contains("web_config_file"), Self.webDiffers(previousWeb, web.configuration) {
+      changed.append("web_config_file")
+    }
     let dashboard: DashboardOutput?
     do {
       dashboard = try openDashboard(effective)
@@ -94,11 +104,12 @@ public final class LiveConfiguration: Sendable {
       return false
     }
     apply(effective, dashboard: dashboard)
+    runningWeb.withLock { $0 = web.configuration }
     if security.apply(web, startedWith: startedWeb) {
       restartKeys.append("web_config_file (tls_server_config)")
     }
     state.update { $0.status.restartPending = restartKeys }
-    let applied = changed.isEmpty ? "no change" : changed.map(\.name).joined(separator: ", ")
+    let applied = changed.isEmpty ? "no change" : changed.joined(separator: ", ")
     let files = [path, loaded.webConfigFile].compactMap { $0 }.filter { !$0.isEmpty }.joined(
       separator: " and ")
     if restartKeys.isEmpty {
@@ -108,6 +119,13 @@ public final class LiveConfiguration: Sendable {
       logger.warning("reloaded \(files): \(applied); changed but waiting for a restart: \(waiting)")
     }
     return true
+  }
+
+  /// Whether two web configurations differ (the line numbers aside).
+  static func webDiffers(_ a: WebConfiguration, _ b: WebConfiguration) -> Bool {
+    var a = a
+    a.keyLines = b.keyLines
+    return a != b
   }
 
   /// The dashboard output `configuration` asks for (reopened every time, so logrotate's

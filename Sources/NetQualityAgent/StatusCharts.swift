@@ -6,8 +6,8 @@ import Synchronization
 /// The status page's charts kept in memory: for the peers the page shows (and those it showed
 /// last), the buckets of the chart's span, filled at each tick. Only those peers have a
 /// buffer — at most `bufferLimit` of them (4 × the page's rows), each of at most
-/// `StatusPageSettings.chartPoints` + 1 buckets of 32 bytes: about 4 KB a peer, 330 KB with
-/// the default 20 rows and 20 groups, whatever the fleet's size. The least recently shown
+/// `StatusPageSettings.chartPoints` + 1 buckets of 32 bytes: about 4 KB a peer, 310 KB with
+/// the default 20 rows (620 KB with 20 peer groups too), whatever the fleet's size. The least recently shown
 /// peer's buffer goes first. With the history on, the page reads the history instead (which
 /// has every peer's past) and these are its fallback.
 final class StatusCharts: Sendable {

@@ -46,7 +46,9 @@ final class WebTLS: Sendable {
 
   /// Client certificates that are asked for (or required) but not verified, by Go's meaning
   /// of RequestClientCert and RequireAnyClientCert: any certificate passes.
-  var customVerification: (@Sendable ([NIOSSLCertificate], EventLoopPromise<NIOSSLVerificationResult>) -> Void)? {
+  var customVerification:
+    (@Sendable ([NIOSSLCertificate], EventLoopPromise<NIOSSLVerificationResult>) -> Void)?
+  {
     switch settings.clientAuth {
     case .requestClientCert, .requireAnyClientCert:
       { _, promise in promise.succeed(.certificateVerified) }
@@ -65,7 +67,9 @@ final class WebTLS: Sendable {
     let suites = settings.cipherSuites.compactMap { name in
       TLSServerSettings.cipherSuiteCodes.first { $0.name == name }?.code
     }.filter { $0 >> 8 != 0x13 }
-    if !suites.isEmpty { configuration.cipherSuiteValues = suites.map { NIOTLSCipher(rawValue: $0) } }
+    if !suites.isEmpty {
+      configuration.cipherSuiteValues = suites.map { NIOTLSCipher(rawValue: $0) }
+    }
     let curves = settings.curvePreferences.compactMap { name in
       TLSServerSettings.curveCodes.first { $0.name == name }?.code
     }

@@ -57,16 +57,20 @@ extension Walker {
         issue(fields[inline], "\(path).\(inline)", "give \(inline) or \(file), not both")
       }
       if !name.isEmpty {
-        return .file(name.hasPrefix("/") ? name : (directory as NSString).appendingPathComponent(name))
+        return .file(
+          name.hasPrefix("/") ? name : (directory as NSString).appendingPathComponent(name))
       }
       return text.isEmpty ? nil : .inline(text)
     }
     let certificate = pem(inline: "cert", file: "cert_file")
     let key = pem(inline: "key", file: "key_file")
     let clientCA = pem(inline: "client_ca", file: "client_ca_file")
-    let clientAuthText = fields["client_auth_type"].flatMap { string($0, "\(path).client_auth_type") }
+    let clientAuthText = fields["client_auth_type"].flatMap {
+      string($0, "\(path).client_auth_type")
+    }
     if certificate == nil && key == nil && clientCA == nil && (clientAuthText ?? "").isEmpty {
-      for name in fields.keys.sorted() where !["cert", "key", "cert_file", "key_file"].contains(name) {
+      for name in fields.keys.sorted()
+      where !["cert", "key", "cert_file", "key_file"].contains(name) {
         issue(fields[name], "\(path).\(name)", "set without cert_file and key_file")
       }
       return nil
@@ -83,11 +87,14 @@ extension Walker {
     settings.clientCA = clientCA
     if let text = clientAuthText, !text.isEmpty {
       // exporter-toolkit still takes RequireClientCert, its old name for RequireAnyClientCert.
-      if let mode = TLSServerSettings.ClientAuth(rawValue: text == "RequireClientCert" ? "RequireAnyClientCert" : text) {
+      if let mode = TLSServerSettings.ClientAuth(
+        rawValue: text == "RequireClientCert" ? "RequireAnyClientCert" : text)
+      {
         settings.clientAuth = mode
       } else {
         let names = TLSServerSettings.ClientAuth.allCases.map(\.rawValue).joined(separator: ", ")
-        issue(fields["client_auth_type"], "\(path).client_auth_type", "unknown '\(text)'; use \(names)")
+        issue(
+          fields["client_auth_type"], "\(path).client_auth_type", "unknown '\(text)'; use \(names)")
       }
     }
     if clientCA != nil && settings.clientAuth == .noClientCert {
@@ -98,7 +105,8 @@ extension Walker {
     if settings.clientAuth.verifies && clientCA == nil {
       issue(
         fields["client_auth_type"], "\(path).client_auth_type",
-        "\(settings.clientAuth.rawValue) needs client_ca_file (the CA that signs client certificates)")
+        "\(settings.clientAuth.rawValue) needs client_ca_file (the CA that signs client certificates)"
+      )
     }
     if let node = fields["client_allowed_sans"] {
       issue(
@@ -148,7 +156,8 @@ extension Walker {
     list(node, key).enumerated().compactMap { index, item in
       guard let name = string(item, "\(key)[\(index)]") else { return nil }
       guard known.contains(name) else {
-        issue(item, "\(key)[\(index)]", "unknown '\(name)'; known: \(known.joined(separator: ", "))")
+        issue(
+          item, "\(key)[\(index)]", "unknown '\(name)'; known: \(known.joined(separator: ", "))")
         return nil
       }
       return name
@@ -220,7 +229,8 @@ extension Walker {
     var interval = 0.0
     if let node = fields["interval"], let text = string(node, "rate_limit.interval") {
       guard let seconds = GoDuration.seconds(text) else {
-        issue(node, "rate_limit.interval", "'\(text)' is not a duration (e.g. 100ms, 1s, 0 for off)")
+        issue(
+          node, "rate_limit.interval", "'\(text)' is not a duration (e.g. 100ms, 1s, 0 for off)")
         return nil
       }
       interval = seconds
@@ -229,7 +239,9 @@ extension Walker {
     // exporter-toolkit: an interval of 0 turns the limiter off.
     guard interval > 0 else { return nil }
     guard burst > 0 else {
-      issue(node, "rate_limit.burst", "with an interval, burst must be 1 or more (no request would pass)")
+      issue(
+        node, "rate_limit.burst",
+        "with an interval, burst must be 1 or more (no request would pass)")
       return nil
     }
     return WebConfiguration.RateLimit(intervalSeconds: interval, burst: burst)

@@ -10,7 +10,9 @@ public enum StatusChart {
   /// Height of one band, and the gap between bands.
   static let bandHeight = 24.0
   static let gap = 6.0
-  static var height: Double { 3 * bandHeight + 2 * gap }
+  /// The time axis' labels under the bands.
+  static let axisHeight = 10.0
+  static var height: Double { 3 * bandHeight + 2 * gap + axisHeight }
   /// Colours of the two directions (rx: blue, tx: orange; told apart by colour-blind readers
   /// too, ColorBrewer's "Paired" pair).
   static let rxColour = "#1f78b4"
@@ -31,7 +33,8 @@ public enum StatusChart {
     parts.append(path(points.map { (x($0.time), levelY($0.rxLevel)) }, colour: rxColour))
     parts.append(path(points.map { (x($0.time), levelY($0.txLevel)) }, colour: txColour))
     // Loss: 0 at the bottom, the top at least 5 % (so 0.1 % stays near the floor).
-    let lossTop = max(0.05, points.flatMap { [$0.rxLossRatio, $0.txLossRatio] }.compactMap { $0 }.max() ?? 0)
+    let lossTop = max(
+      0.05, points.flatMap { [$0.rxLossRatio, $0.txLossRatio] }.compactMap { $0 }.max() ?? 0)
     let lossBase = bandHeight + gap
     func lossY(_ ratio: Double?) -> Double? {
       ratio.map { lossBase + bandHeight - 1 - min($0 / lossTop, 1) * (bandHeight - 2) }
@@ -46,7 +49,9 @@ public enum StatusChart {
       milliseconds.map { rttBase + bandHeight - 1 - min($0 / rttTop, 1) * (bandHeight - 2) }
     }
     parts.append(band(rttBase, label: "RTT ≤ \(DecimalText.fixed(rttTop, places: 0)) ms"))
-    parts.append(path(points.map { (x($0.time), rttY($0.roundTripMilliseconds)) }, colour: rttColour))
+    parts.append(
+      path(points.map { (x($0.time), rttY($0.roundTripMilliseconds)) }, colour: rttColour))
+    parts.append(axis(spanSeconds: span, top: rttBase + bandHeight))
     return """
       <svg class="chart" xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" \
       height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" \
@@ -66,6 +71,16 @@ public enum StatusChart {
       + (loss.map { DecimalText.fixed($0 * 100, places: 1) + " %" } ?? "-") + ", max RTT "
       + (rtt.map { DecimalText.fixed($0, places: 0) + " ms" } ?? "-")
       + " over \(points.count) points"
+  }
+
+  /// "-60 min" under the left end, "now" under the right (the span ends at the last tick).
+  private static func axis(spanSeconds: Double, top: Double) -> String {
+    let minutes = DecimalText.fixed(spanSeconds / 60, places: 0)
+    return """
+      <text x="0" y="\(number(top + 9))" font-size="8" fill="#666">-\(minutes) min</text>\
+      <text x="\(Int(width))" y="\(number(top + 9))" font-size="8" fill="#666" \
+      text-anchor="end">now</text>
+      """
   }
 
   private static func band(_ top: Double, label: String) -> String {

@@ -52,6 +52,7 @@ public enum StatusPage {
       <html lang="en"><head><meta charset="utf-8">
       <meta http-equiv="refresh" content="\(max(1, Int(model.refreshSeconds.rounded(.up))))">
       <meta name="viewport" content="width=device-width, initial-scale=1">
+      <link rel="icon" href="data:,">
       <title>netquality: host rx \(model.hostRx.name), tx \(model.hostTx.name)</title>
       <style>\(style)</style></head><body>
       <header><h1>netquality</h1><span class="version">\(HTMLText.escape(model.version))</span>
@@ -127,8 +128,10 @@ public enum StatusPage {
     let levels = QualityLevel.allCases
     let head = levels.map { "<th>\(badge($0))</th>" }.joined()
     func counts(_ values: [Int]) -> String {
-      levels.map { "<td class=\"n\">\(values.indices.contains($0.rawValue) ? values[$0.rawValue] : 0)</td>" }
-        .joined()
+      levels.map {
+        "<td class=\"n\">\(values.indices.contains($0.rawValue) ? values[$0.rawValue] : 0)</td>"
+      }
+      .joined()
     }
     return """
       <table class="levels"><thead><tr><th>peers at</th>\(head)</tr></thead><tbody>\

@@ -30,7 +30,8 @@ struct CheckConfigCommand: ParsableCommand {
   func run() throws {
     guard let file else {
       guard let webConfigFile else {
-        throw fail("name a configuration file, or a web configuration file with --web.config.file", code: 2)
+        throw fail(
+          "name a configuration file, or a web configuration file with --web.config.file", code: 2)
       }
       let web = try loadWebConfiguration(webConfigFile)
       print("\(webConfigFile): ok (\(Self.summary(web.configuration)))")

@@ -96,7 +96,8 @@ final class WebSecurityTests: XCTestCase {
         let text = String(buffer: $0.body)
         XCTAssertTrue(
           text.contains(
-            #"netquality_http_security_info{tls="off",client_auth="NoClientCert",basic_auth="on"} 1"#))
+            #"netquality_http_security_info{tls="off",client_auth="NoClientCert",basic_auth="on"} 1"#
+          ))
         XCTAssertTrue(text.contains(#"netquality_http_auth_failures_total{reason="missing"} 1"#))
         XCTAssertTrue(text.contains("netquality_http_auth_bcrypt_checks_total 1"))
       }
@@ -128,7 +129,8 @@ final class WebSecurityTests: XCTestCase {
     XCTAssertEqual(WebSecurity.basicCredentials(header)?.password, "pa:ss wörd")
     XCTAssertNil(WebSecurity.basicCredentials("Bearer abc"))
     XCTAssertNil(WebSecurity.basicCredentials("Basic !!!"))
-    XCTAssertNil(WebSecurity.basicCredentials("Basic " + Data("nocolon".utf8).base64EncodedString()))
+    XCTAssertNil(
+      WebSecurity.basicCredentials("Basic " + Data("nocolon".utf8).base64EncodedString()))
     // A NUL would end the password early in bcrypt's C code: refused.
     XCTAssertNil(
       WebSecurity.basicCredentials("Basic " + Data("u:secret\0more".utf8).base64EncodedString()))
@@ -243,7 +245,8 @@ final class WebSecurityTests: XCTestCase {
         "line 1: tls_server_config.key_file: \(directory.path)/server.crt holds no PEM private key "
           + "(or an encrypted one)"
       ])
-    let mismatch = try loadIssues("tls_server_config: {cert_file: server.crt, key_file: other.key}\n")
+    let mismatch = try loadIssues(
+      "tls_server_config: {cert_file: server.crt, key_file: other.key}\n")
     XCTAssertEqual(mismatch.count, 1)
     XCTAssertTrue(
       mismatch.first?.hasPrefix(

@@ -141,7 +141,8 @@ final class WebConfigurationLoaderTests: XCTestCase {
       ])
     XCTAssertEqual(
       issues("tls_server_config: {cert_file: a.crt, key_file: a.key, client_auth_type: Always}\n")
-        .first?.hasPrefix("line 1: tls_server_config.client_auth_type: unknown 'Always'; use NoClientCert"),
+        .first?.hasPrefix(
+          "line 1: tls_server_config.client_auth_type: unknown 'Always'; use NoClientCert"),
       true)
   }
 
@@ -201,7 +202,8 @@ final class WebConfigurationLoaderTests: XCTestCase {
     let base = try load("tls_server_config: {cert_file: a.crt, key_file: a.key}\n")
     // New files for the certificate and key, and new users: applied live.
     let renewed = try load(
-      "tls_server_config: {cert_file: b.crt, key_file: b.key}\nbasic_auth_users: {a: '\(Self.hash)'}\n")
+      "tls_server_config: {cert_file: b.crt, key_file: b.key}\nbasic_auth_users: {a: '\(Self.hash)'}\n"
+    )
     XCTAssertFalse(base.listenerSettingsDiffer(from: renewed))
     let stricter = try load(
       "tls_server_config: {cert_file: a.crt, key_file: a.key, min_version: TLS13}\n")

@@ -13,7 +13,8 @@ final class StatusPageTests: XCTestCase {
   {
     PeerSnapshot(
       peer: name, state: .connected, stateSince: time,
-      rx: DirectionSnapshot(level: rx, rawLevel: rx), tx: DirectionSnapshot(level: tx, rawLevel: tx),
+      rx: DirectionSnapshot(level: rx, rawLevel: rx),
+      tx: DirectionSnapshot(level: tx, rawLevel: tx),
       roundTripMilliseconds: 42, rxPackets: 100, rxLost: 0, rxBitsPerSecond: 64_000,
       txPackets: 100, rxPacketsTotal: 100, rxLostTotal: 0, txPacketsTotal: 100,
       rxRetransmittedPackets: 0, txRetransmittedPackets: 0, rxFECPackets: 0,
@@ -43,7 +44,8 @@ final class StatusPageTests: XCTestCase {
       html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</a>"), html)
     // In the history link the name is percent-encoded: nothing of it is markup.
     XCTAssertTrue(
-      html.contains("/api/v1/history?peer=%3Cscript%3Ealert%28%22x%22%29%3C%2Fscript%3E%26%27&amp;since=1h"))
+      html.contains(
+        "/api/v1/history?peer=%3Cscript%3Ealert%28%22x%22%29%3C%2Fscript%3E%26%27&amp;since=1h"))
     XCTAssertTrue(html.contains(#"<span class="group">group</span>"#))
     XCTAssertEqual(HTMLText.escape(#"a<b>"c"&'d'"#), "a&lt;b&gt;&quot;c&quot;&amp;&#39;d&#39;")
   }
