@@ -21,6 +21,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    // bcrypt for the web configuration's basic_auth_users (HummingbirdBcrypt).
+    .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.0.0"),
+    // TLS for the web configuration's tls_server_config (already in the graph through
+    // HummingbirdTLS; named here because the agent imports NIOSSL).
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
   ],
   targets: [
     // libpcap from the system (Debian: libpcap-dev).
@@ -53,9 +58,15 @@ let package = Package(
         "NetQualityCore", "NetQualityCapture", "NetQualityConfig", "NetQualityExport",
         "NetQualitySynth", "NetQualityProbe", "NetQualityStore",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "HummingbirdTLS", package: "hummingbird"),
+        .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
@@ -133,8 +144,9 @@ let package = Package(
       name: "NetQualityAgentTests",
       dependencies: [
         "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore",
-        "NetQualityExport",
+        "NetQualityExport", "NetQualityConfig",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),

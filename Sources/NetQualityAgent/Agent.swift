@@ -15,15 +15,19 @@ public struct Agent {
   public var configurationPath: String?
   /// What the command line says over the file, at start and on every reload.
   public var overrides: ConfigurationOverrides
+  /// The web configuration file named by the configuration (or `--web.config.file`), loaded
+  /// and checked (`WebSecurity.load`).
+  public var web: WebSecurity.Loaded
   public var logger: Logger
 
   public init(
     file: AgentConfiguration, configurationPath: String?, overrides: ConfigurationOverrides,
-    logger: Logger
+    web: WebSecurity.Loaded = .none, logger: Logger
   ) {
     self.file = file
     self.configurationPath = configurationPath
     self.overrides = overrides
+    self.web = web
     self.logger = logger
   }
 
@@ -44,6 +48,19 @@ public struct Agent {
     return (names, addresses)
   }
 
+  /// ", TLS with client certificates RequireAndVerifyClientCert, basic auth (2 users)" or "".
+  static func securityNote(_ security: WebSecurity) -> String {
+    var parts: [String] = []
+    if let tls = security.tls {
+      parts.append(
+        tls.settings.clientAuth == .noClientCert
+          ? "TLS" : "TLS with client certificates \(tls.settings.clientAuth.rawValue)")
+    }
+    let users = security.current.users.count
+    if users > 0 { parts.append("basic auth (\(users) user\(users == 1 ? "" : "s"))") }
+    return parts.isEmpty ? "" : ", " + parts.joined(separator: ", ")
+  }
+
   public func run() async throws {
     MemoryTrim.tuneAllocator()
     let configuration = overrides.applied(to: file)
@@ -61,24 +78,31 @@ public struct Agent {
       engine: Engine(
         configuration: configuration.engineConfiguration(interfaceNetworks: addresses)),
       history: history)
+    let security = WebSecurity(web)
     let live = try LiveConfiguration(
       configuration: configuration, path: configurationPath, overrides: overrides,
-      interfaceNetworks: addresses, state: state, logger: logger)
-    let http = HTTPServer.application(
+      interfaceNetworks: addresses, state: state, web: (web.configuration, security),
+      logger: logger)
+    let scheme = security.tls == nil ? "http" : "https"
+    let http = try HTTPServer.application(
       host: configuration.listenHost, port: configuration.listenPort, state: state,
-      registry: ConnectionRegistry(limits: .defaults),
+      registry: ConnectionRegistry(limits: .defaults), security: security,
       onServerRunning: { [logger] in
         let local = live.current.engineConfiguration(interfaceNetworks: addresses).localNetworks
         let started =
           "netquality \(BuildInfo.version) capturing on \(interfaces.joined(separator: ", ")), "
           + "local \(local.map(\.description).joined(separator: ", ")), "
-          + "listening on \(configuration.listenHost):\(configuration.listenPort)"
+          + "listening on \(scheme)://\(configuration.listenHost):\(configuration.listenPort)"
+          + Self.securityNote(security)
         logger.info("\(started)")
       })
     let captures = CaptureService(
       interfaces: interfaces, options: options, state: state, logger: logger)
     let sinks: [any TickSink] =
-      [PublishedStateSink(state: state), DashboardSink(state: state), LogSink(logger: logger)]
+      [
+        PublishedStateSink(state: state), StatusPageSink(state: state), DashboardSink(state: state),
+        LogSink(logger: logger),
+      ]
       + (history.map { [HistorySink(recorder: $0, state: state)] } ?? [])
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: captures), .init(service: TickService(state: state, sinks: sinks)),

@@ -20,12 +20,16 @@ public final class AgentState: Sendable {
   let dashboardCounters = DashboardOutput.Counters()
   /// The history recorder, when storage is on (set once at start).
   let history: HistoryRecorder?
+  /// The status page's charts kept in memory for the peers it shows.
+  let statusCharts = StatusCharts()
 
   /// The latest tick and the capture side's figures, as the HTTP server renders them.
   struct Published: Sendable {
     var lastTick: Engine.TickResult?
     /// The last tick's peers in the API's orders, made by the HTTP sink with the tick.
     var peerTable: PeerTable?
+    /// The peers the status page shows, chosen at the tick (`StatusPageSink`).
+    var statusRows = StatusPageRows()
     var alerts: [Alert] = []
     var interfaces: [String: PrometheusExposition.Interface] = [:]
     var capture = CaptureCounters()

@@ -1,13 +1,16 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import NetQualityCore
 import NetQualityExport
 import NetQualityProbe
 import NetQualityStore
 
 /// The agent's HTTP endpoints on Hummingbird: Prometheus `/metrics` rendered from the last
-/// tick at scrape time, health and readiness, a landing page and the JSON API; every
-/// connection held to `HTTPLimits` (see `ConnectionRegistry`).
+/// tick at scrape time, health and readiness, the status page and the JSON API; every
+/// connection held to `HTTPLimits` (see `ConnectionRegistry`), every request to the web
+/// configuration (`WebSecurity`: TLS, basic auth, headers).
 enum HTTPServer {
   /// Every path served, each for GET and HEAD.
   static let paths: Set<String> = [
@@ -19,27 +22,42 @@ enum HTTPServer {
   /// of a socket that is listening.
   static func application(
     host: String, port: Int, state: AgentState, registry: ConnectionRegistry,
+    security: WebSecurity = WebSecurity(.none),
     onServerRunning: @escaping @Sendable () -> Void = {}
-  ) -> some ApplicationProtocol {
-    Application(
-      router: router(state: state, registry: registry),
-      server: .http1(
-        configuration: .init(
-          additionalChannelHandlers: [ConnectionGuardHandler(registry: registry)])),
+  ) throws -> some ApplicationProtocol {
+    let http1 = HTTPServerBuilder.http1(
+      configuration: .init(
+        additionalChannelHandlers: [
+          ConnectionGuardHandler(registry: registry),
+          TLSFailureCounter(counters: security.counters),
+        ]))
+    let server =
+      try security.tls.map { tls in
+        try HTTPServerBuilder.tls(
+          http1,
+          configuration: TLSChannelConfiguration(
+            tlsConfiguration: tls.configuration,
+            customVerificationCallback: tls.customVerification))
+      } ?? http1
+    return Application(
+      router: router(state: state, registry: registry, security: security),
+      server: server,
       configuration: .init(address: .hostname(host, port: port), serverName: "netquality"),
       onServerRunning: { _ in onServerRunning() },
       logger: .init(label: "netquality.http"))
   }
 
   /// The routes, testable without a socket (HummingbirdTesting's `.router`).
-  static func router(state: AgentState, registry: ConnectionRegistry? = nil) -> Router<
-    BasicRequestContext
-  > {
+  static func router(
+    state: AgentState, registry: ConnectionRegistry? = nil,
+    security: WebSecurity = WebSecurity(.none)
+  ) -> Router<BasicRequestContext> {
     let router = Router(options: .autoGenerateHeadEndpoints)
+    router.add(middleware: WebSecurityMiddleware(security: security))
     router.add(middleware: MethodMiddleware(paths: paths))
     router.get("/metrics") { request, _ in
       metrics(
-        state, http: registry?.counters,
+        state, http: registry?.counters, security: security,
         gzip: Gzip.isAccepted(by: request.headers[.acceptEncoding]))
     }
     router.get("/-/healthy") { _, _ in text("OK\n") }
@@ -47,7 +65,7 @@ enum HTTPServer {
       state.read(\.ready)
         ? text("OK\n") : text("captures not running yet\n", status: .serviceUnavailable)
     }
-    router.get("/") { _, _ in html(landingPage(state)) }
+    router.get("/") { _, _ in await statusPage(state) }
     router.get("/api/v1/peers") { request, _ -> Response in
       peers(state, query: request.uri.queryParameters)
     }
@@ -88,9 +106,10 @@ enum HTTPServer {
     return exposition.renderTickSection()
   }
 
-  static func metrics(_ state: AgentState, http: ConnectionRegistry.Counters?, gzip: Bool = false)
-    -> Response
-  {
+  static func metrics(
+    _ state: AgentState, http: ConnectionRegistry.Counters?, security: WebSecurity? = nil,
+    gzip: Bool = false
+  ) -> Response {
     let started = ContinuousClock.now
     var exposition = PrometheusExposition()
     var tickSection = ""
@@ -160,6 +179,7 @@ enum HTTPServer {
         databaseBytes: counters.databaseBytes, queueLength: counters.queueLength,
         healthy: counters.fault == nil)
     }
+    exposition.web = security.map(webFigures)
     var body = exposition.render(previousRenderSeconds: previous, tickSection: tickSection)
     var headers: HTTPFields = [.contentType: PrometheusExposition.contentType]
     headers[.vary] = "Accept-Encoding"
@@ -194,24 +214,5 @@ enum HTTPServer {
     Response(
       status: .ok, headers: [.contentType: "application/json"],
       body: .init(byteBuffer: ByteBuffer(string: value.text + "\n")))
-  }
-
-  static func landingPage(_ state: AgentState) -> String {
-    let tick = state.read(\.lastTick)
-    let peers = tick?.snapshot.peers.count ?? 0
-    return """
-      <!doctype html>
-      <html><head><title>netquality</title></head><body>
-      <h1>netquality \(BuildInfo.version)</h1>
-      <p>Network quality of RTP media, measured from the wire. \(peers) peer(s) at the last tick.</p>
-      <ul>
-      <li><a href="/metrics">/metrics</a> (Prometheus)</li>
-      <li><a href="/api/v1/peers">/api/v1/peers</a>, <a href="/api/v1/streams">/api/v1/streams</a>,
-      <a href="/api/v1/alerts">/api/v1/alerts</a>, <a href="/api/v1/status">/api/v1/status</a>,
-      <a href="/api/v1/history?since=1h">/api/v1/history</a> (JSON)</li>
-      <li><a href="/-/healthy">/-/healthy</a>, <a href="/-/ready">/-/ready</a></li>
-      </ul></body></html>
-
-      """
   }
 }

@@ -18,6 +18,11 @@ public final class LiveConfiguration: Sendable {
   let logger: Logger
   /// What the agent started with: restart-only keys keep these values.
   let started: AgentConfiguration
+  /// The web configuration the listener started with, and what every request is held to.
+  let startedWeb: WebConfiguration
+  let security: WebSecurity
+  /// The web configuration in effect.
+  private let runningWeb: Mutex<WebConfiguration>
   /// What is in effect.
   private let running: Mutex<AgentConfiguration>
 
@@ -25,7 +30,11 @@ public final class LiveConfiguration: Sendable {
   /// Fails if the dashboard file cannot be opened.
   public init(
     configuration: AgentConfiguration, path: String?, overrides: ConfigurationOverrides,
-    interfaceNetworks: [NetworkPrefix], state: AgentState, logger: Logger
+    interfaceNetworks: [NetworkPrefix], state: AgentState,
+    web: (started: WebConfiguration, security: WebSecurity) = (
+      WebConfiguration(), WebSecurity(.none)
+    ),
+    logger: Logger
   ) throws {
     self.path = path
     self.overrides = overrides
@@ -33,6 +42,9 @@ public final class LiveConfiguration: Sendable {
     self.state = state
     self.logger = logger
     started = configuration
+    startedWeb = web.started
+    security = web.security
+    runningWeb = Mutex(web.started)
     running = Mutex(configuration)
     try apply(configuration, dashboard: openDashboard(configuration))
     state.update { $0.status.configurationFile = path }
@@ -41,29 +53,33 @@ public final class LiveConfiguration: Sendable {
   /// The configuration in effect.
   public var current: AgentConfiguration { running.withLock { $0 } }
 
-  /// Reads the file again and applies it; a file with errors (or a dashboard file that cannot
-  /// be opened) is reported line by line and the running configuration kept. Returns whether
-  /// the new configuration took effect.
+  /// Reads the file (and the web configuration file) again and applies them; a file with
+  /// errors (or a dashboard file that cannot be opened) is reported line by line and the
+  /// running configuration kept. Returns whether the new configuration took effect. Started
+  /// without `--config`, only a `--web.config.file` is read again.
   @discardableResult
   public func reload() -> Bool {
-    guard let path else {
+    guard path != nil || overrides.webConfigFile != nil else {
       logger.info("SIGHUP: no configuration file to reload (started without --config)")
       return false
     }
-    let loaded: AgentConfiguration
+    var loaded = current
+    let web: WebSecurity.Loaded
     do {
-      loaded = overrides.applied(to: try ConfigurationLoader.load(path: path))
+      if let path { loaded = overrides.applied(to: try ConfigurationLoader.load(path: path)) }
+      // The web configuration file is read again too, and must be valid as a whole.
+      web = try WebSecurity.load(path: loaded.webConfigFile)
     } catch {
       for issue in error.issues {
-        logger.error("reload kept the old configuration: \(path): \(issue)")
+        logger.error("reload kept the old configuration: \(error.file): \(issue)")
       }
       state.update { $0.status.lastReloadSuccessful = false }
       return false
     }
     // Keys that need a restart keep the values the agent started with.
-    let restartKeys = ConfigurationKeys.changed(from: started, to: loaded).filter {
+    var restartKeys = ConfigurationKeys.changed(from: started, to: loaded).filter {
       $0.effect == .restart
-    }
+    }.map(\.name)
     var effective = loaded
     effective.interfaces = started.interfaces
     effective.bpfFilter = started.bpfFilter
@@ -73,7 +89,12 @@ public final class LiveConfiguration: Sendable {
     effective.listenPort = started.listenPort
     effective.storagePath = started.storagePath
     effective.storage = started.storage
-    let changed = ConfigurationKeys.changed(from: current, to: effective)
+    var changed = ConfigurationKeys.changed(from: current, to: effective).map(\.name)
+    // The file's name may be the same and its users, headers or certificate files new.
+    let previousWeb = runningWeb.withLock { $0 }
+    if !changed.contains("web_config_file"), Self.webDiffers(previousWeb, web.configuration) {
+      changed.append("web_config_file")
+    }
     let dashboard: DashboardOutput?
     do {
       dashboard = try openDashboard(effective)
@@ -83,15 +104,28 @@ public final class LiveConfiguration: Sendable {
       return false
     }
     apply(effective, dashboard: dashboard)
-    state.update { $0.status.restartPending = restartKeys.map(\.name) }
-    let applied = changed.isEmpty ? "no change" : changed.map(\.name).joined(separator: ", ")
+    runningWeb.withLock { $0 = web.configuration }
+    if security.apply(web, startedWith: startedWeb) {
+      restartKeys.append("web_config_file (tls_server_config)")
+    }
+    state.update { $0.status.restartPending = restartKeys }
+    let applied = changed.isEmpty ? "no change" : changed.joined(separator: ", ")
+    let files = [path, loaded.webConfigFile].compactMap { $0 }.filter { !$0.isEmpty }.joined(
+      separator: " and ")
     if restartKeys.isEmpty {
-      logger.info("reloaded \(path): \(applied)")
+      logger.info("reloaded \(files): \(applied)")
     } else {
-      let waiting = restartKeys.map(\.name).joined(separator: ", ")
-      logger.warning("reloaded \(path): \(applied); changed but waiting for a restart: \(waiting)")
+      let waiting = restartKeys.joined(separator: ", ")
+      logger.warning("reloaded \(files): \(applied); changed but waiting for a restart: \(waiting)")
     }
     return true
+  }
+
+  /// Whether two web configurations differ (the line numbers aside).
+  static func webDiffers(_ a: WebConfiguration, _ b: WebConfiguration) -> Bool {
+    var a = a
+    a.keyLines = b.keyLines
+    return a != b
   }
 
   /// The dashboard output `configuration` asks for (reopened every time, so logrotate's

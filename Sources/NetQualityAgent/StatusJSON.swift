@@ -42,6 +42,7 @@ enum StatusJSON {
           ),
           ("alert_rules", .array(configuration.engine.alertRules.map { .string($0.name) })),
           ("listen", .string("\(configuration.listenHost):\(configuration.listenPort)")),
+          ("web_config_file", .string(configuration.webConfigFile)),
           (
             "metrics",
             .object([
@@ -58,6 +59,13 @@ enum StatusJSON {
               ("max_peers", .integer(Int64(configuration.dashboard.maxPeers))),
               ("max_size_mb", .integer(Int64(configuration.dashboard.maxSizeMegabytes))),
               ("keep", .integer(Int64(configuration.dashboard.keep))),
+            ])
+          ),
+          (
+            "status_page",
+            .object([
+              ("max_peers", .integer(Int64(configuration.statusPage.maxPeers))),
+              ("chart_seconds", .number(configuration.statusPage.chartSeconds)),
             ])
           ),
           ("storage_path", .string(configuration.storagePath)),

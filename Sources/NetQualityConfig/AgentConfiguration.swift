@@ -32,6 +32,11 @@ public struct AgentConfiguration: Sendable {
   public var dashboardFile = ""
   /// Rows per frame and rotation of the dashboard file.
   public var dashboard = DashboardSettings()
+  /// The web configuration file (TLS, basic auth, headers: exporter-toolkit's format); empty:
+  /// plain HTTP without authentication.
+  public var webConfigFile = ""
+  /// What the status page at `/` shows.
+  public var statusPage = StatusPageSettings()
   /// STAMP probe targets, each scored as a peer.
   public var probes: [ProbeTargetSettings] = []
   public var reflector = ReflectorSettings()

@@ -7,6 +7,12 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     public var key: String
     public var message: String
 
+    public init(line: Int?, key: String, message: String) {
+      self.line = line
+      self.key = key
+      self.message = message
+    }
+
     public var description: String {
       let place = line.map { "line \($0): " } ?? ""
       return key.isEmpty ? "\(place)\(message)" : "\(place)\(key): \(message)"
@@ -15,6 +21,11 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
 
   public var file: String
   public var issues: [Issue]
+
+  public init(file: String, issues: [Issue]) {
+    self.file = file
+    self.issues = issues
+  }
 
   public var description: String {
     issues.map { "\(file): \($0)" }.joined(separator: "\n")

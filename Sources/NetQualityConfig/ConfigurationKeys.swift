@@ -31,12 +31,17 @@ public enum ConfigurationKeys {
     key("quality", .live) { $0.engine.quality != $1.engine.quality },
     key("alerts", .live) { $0.engine.alertRules != $1.engine.alertRules },
     key("listen", .restart) { ($0.listenHost, $0.listenPort) != ($1.listenHost, $1.listenPort) },
+    // The file is read again by every reload: users, headers, the rate limit and the
+    // certificate and key apply at once; the rest of tls_server_config waits for a restart
+    // (`WebConfiguration.listenerSettingsDiffer`, named in the reload's log).
+    key("web_config_file", .live) { $0.webConfigFile != $1.webConfigFile },
     key("metrics.per_stream", .live) { $0.perStreamMetrics != $1.perStreamMetrics },
     key("metrics.max_stream_series", .live) { $0.maxStreamSeries != $1.maxStreamSeries },
     key("metrics.max_peer_series", .live) { $0.maxPeerSeries != $1.maxPeerSeries },
     key("metrics.peer_grace_seconds", .live) { $0.peerGraceSeconds != $1.peerGraceSeconds },
     key("dashboard_file", .live) { $0.dashboardFile != $1.dashboardFile },
     key("dashboard", .live) { $0.dashboard != $1.dashboard },
+    key("status_page", .live) { $0.statusPage != $1.statusPage },
     key("probes", .restart) { $0.probes != $1.probes },
     key("reflector", .restart) { $0.reflector != $1.reflector },
     key("storage_path", .restart) { $0.storagePath != $1.storagePath },

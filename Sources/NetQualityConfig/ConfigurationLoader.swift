@@ -12,6 +12,13 @@ public enum ConfigurationLoader {
   /// `check-config` read a configuration. A file that cannot be read, or is not UTF-8 text
   /// (the line of the first bad byte is given), is an issue like any other.
   public static func load(path: String) throws(ConfigurationError) -> AgentConfiguration {
+    try load(yaml: text(path: path), file: path)
+  }
+
+  /// The text of the file at `path`: one that cannot be read, or is not UTF-8 (the line of the
+  /// first bad byte is given), is an issue. Shared by the agent's file and the web
+  /// configuration file.
+  static func text(path: String) throws(ConfigurationError) -> String {
     guard let handle = fopen(path, "r") else {
       let reason = String(cString: strerror(errno))
       throw ConfigurationError(
@@ -44,14 +51,25 @@ public enum ConfigurationLoader {
       throw ConfigurationError(
         file: path, issues: [.init(line: line, key: "", message: "not UTF-8 text")])
     }
-    return try load(yaml: text, file: path)
+    return text
   }
 
   public static func load(yaml text: String, file: String) throws(ConfigurationError)
     -> AgentConfiguration
   {
-    var walker = Walker()
     var configuration = AgentConfiguration()
+    configuration.keyLines = try walk(yaml: text, file: file) { walker, root in
+      walker.apply(root, to: &configuration)
+    }
+    return configuration
+  }
+
+  /// Composes `text` and hands its root (if any) to `apply` with a fresh walker; returns the
+  /// line of every key seen, or throws every issue found, in file order.
+  static func walk(
+    yaml text: String, file: String, apply: (inout Walker, Node) -> Void
+  ) throws(ConfigurationError) -> [String: Int] {
+    var walker = Walker()
     let root: Node?
     do {
       root = try Yams.compose(yaml: text)
@@ -59,9 +77,8 @@ public enum ConfigurationLoader {
       throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error, in: text)])
     }
     if let root {
-      walker.apply(root, to: &configuration)
+      apply(&walker, root)
     }
-    configuration.keyLines = walker.keyLines
     guard walker.issues.isEmpty else {
       // In file order, as an editor shows them.
       let ordered = walker.issues.enumerated().sorted {
@@ -69,7 +86,7 @@ public enum ConfigurationLoader {
       }
       throw ConfigurationError(file: file, issues: ordered.map(\.element))
     }
-    return configuration
+    return walker.keyLines
   }
 
   /// A YAML error as `line N: key: message`: Yams' errors carry a mark (scanner, parser,
@@ -214,8 +231,9 @@ struct Walker {
   mutating func apply(_ root: Node, to configuration: inout AgentConfiguration) {
     let known = [
       "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "local_networks", "peers",
-      "tick_interval", "max_streams", "timers", "quality", "alerts", "listen", "metrics",
-      "dashboard_file", "dashboard", "probes", "reflector", "storage_path", "storage",
+      "tick_interval", "max_streams", "timers", "quality", "alerts", "listen",
+      "web_config_file", "metrics", "dashboard_file", "dashboard", "status_page", "probes",
+      "reflector", "storage_path", "storage",
     ]
     let top = entries(root, "", known: known)
     if let node = top["interfaces"] {
@@ -251,11 +269,15 @@ struct Walker {
     if let node = top["listen"], let value = string(node, "listen") {
       applyListen(value, node, to: &configuration)
     }
+    if let node = top["web_config_file"], let value = string(node, "web_config_file") {
+      configuration.webConfigFile = value
+    }
     if let node = top["metrics"] { applyMetrics(node, to: &configuration) }
     if let node = top["dashboard_file"], let value = string(node, "dashboard_file") {
       configuration.dashboardFile = value
     }
     if let node = top["dashboard"] { applyDashboard(node, to: &configuration.dashboard) }
+    if let node = top["status_page"] { applyStatusPage(node, to: &configuration.statusPage) }
     if let node = top["probes"] { configuration.probes = probes(node) }
     if let node = top["reflector"] { applyReflector(node, to: &configuration.reflector) }
     if let node = top["storage_path"], let value = string(node, "storage_path") {
@@ -314,6 +336,21 @@ struct Walker {
       let value = integer(node, "dashboard.keep", in: DashboardSettings.keepRange)
     {
       dashboard.keep = value
+    }
+  }
+
+  mutating func applyStatusPage(_ node: Node, to page: inout StatusPageSettings) {
+    let fields = entries(node, "status_page", known: ["max_peers", "chart_seconds"])
+    if let node = fields["max_peers"],
+      let value = integer(node, "status_page.max_peers", in: StatusPageSettings.maxPeersRange)
+    {
+      page.maxPeers = value
+    }
+    if let node = fields["chart_seconds"],
+      let value = number(
+        node, "status_page.chart_seconds", in: StatusPageSettings.chartSecondsRange)
+    {
+      page.chartSeconds = value
     }
   }
 

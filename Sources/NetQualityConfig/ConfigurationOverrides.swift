@@ -1,7 +1,7 @@
 import NetQualityCore
 
 /// What the command line says over the file (`run --interface`, `--local`, `--listen`,
-/// `--filter`, `--dashboard`, `--demo`): applied to the file at start and to every reloaded
+/// `--filter`, `--dashboard`, `--web.config.file`, `--demo`): applied to the file at start and to every reloaded
 /// file, so a reload never undoes a flag.
 public struct ConfigurationOverrides: Sendable, Equatable {
   public var interfaces: [String]?
@@ -10,6 +10,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
   public var bpfFilter: String?
   /// A path, or `-` for standard output.
   public var dashboardFile: String?
+  /// `--web.config.file`.
+  public var webConfigFile: String?
 
   public init() {}
 
@@ -23,6 +25,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     }
     if let bpfFilter { result.bpfFilter = bpfFilter }
     if let dashboardFile { result.dashboardFile = dashboardFile }
+    if let webConfigFile { result.webConfigFile = webConfigFile }
     return result
   }
 }

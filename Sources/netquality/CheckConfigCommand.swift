@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NetQualityAgent
 import NetQualityCapture
 import NetQualityConfig
 import NetQualityProbe
@@ -9,17 +10,36 @@ struct CheckConfigCommand: ParsableCommand {
     commandName: "check-config",
     abstract: "Check an agent configuration file: every error with its key and line.",
     discussion: """
-      Beyond the file itself, the capture filter is compiled with libpcap (an error), and the
+      Beyond the file itself, the capture filter is compiled with libpcap (an error), the web
+      configuration file it names is checked with its certificate and key (an error), and the
       interfaces and the dashboard and history directories are looked up on this host (a
       warning: the agent may run on another one). Exits 1 on an error, 0 otherwise.
       """
   )
 
-  @Argument(help: "The YAML configuration file.")
-  var file: String
+  @Argument(help: "The YAML configuration file (optional with --web.config.file).")
+  var file: String?
+
+  @Option(
+    name: .customLong("web.config.file"),
+    help: ArgumentHelp(
+      "A web configuration file to check (instead of the file's web_config_file).",
+      valueName: "FILE"))
+  var webConfigFile: String?
 
   func run() throws {
+    guard let file else {
+      guard let webConfigFile else {
+        throw fail(
+          "name a configuration file, or a web configuration file with --web.config.file", code: 2)
+      }
+      let web = try loadWebConfiguration(webConfigFile)
+      print("\(webConfigFile): ok (\(Self.summary(web.configuration)))")
+      return
+    }
     let configuration = try loadConfiguration(file)
+    let webFile = webConfigFile ?? configuration.webConfigFile
+    let web = try loadWebConfiguration(webFile)
     let findings = HostChecks.run(configuration)
     for finding in findings {
       let place = finding.line.map { "line \($0): " } ?? ""
@@ -34,10 +54,31 @@ struct CheckConfigCommand: ParsableCommand {
     let interfaces =
       configuration.interfaces.isEmpty
       ? "all up interfaces" : configuration.interfaces.joined(separator: ", ")
+    let scheme = web.configuration.tls == nil ? "" : "https "
     print(
-      "\(file): ok (listen \(configuration.listenHost):\(configuration.listenPort), "
+      "\(file): ok (listen \(scheme)\(configuration.listenHost):\(configuration.listenPort), "
         + "\(interfaces), \(configuration.engine.alertRules.count) alert rules"
+        + (webFile.isEmpty ? "" : ", \(webFile): \(Self.summary(web.configuration))")
         + (findings.isEmpty ? ")" : ", \(findings.count) warning(s))"))
+  }
+
+  /// "TLS (RequireAndVerifyClientCert), 2 basic auth users, 1 header".
+  static func summary(_ web: WebConfiguration) -> String {
+    var parts: [String] = []
+    if let tls = web.tls {
+      parts.append(tls.clientAuth == .noClientCert ? "TLS" : "TLS (\(tls.clientAuth.rawValue))")
+    } else {
+      parts.append("plain HTTP")
+    }
+    let users = web.basicAuthUsers.count
+    parts.append(users == 0 ? "no basic auth" : "\(users) basic auth user\(users == 1 ? "" : "s")")
+    if !web.headers.isEmpty {
+      parts.append("\(web.headers.count) header\(web.headers.count == 1 ? "" : "s")")
+    }
+    if let limit = web.rateLimit {
+      parts.append("rate limit 1 per \(limit.intervalSeconds) s, burst \(limit.burst)")
+    }
+    return parts.joined(separator: ", ")
   }
 }
 
@@ -46,11 +87,26 @@ func loadConfiguration(_ file: String) throws -> AgentConfiguration {
   do {
     return try ConfigurationLoader.load(path: file)
   } catch {
-    for issue in error.issues {
-      FileHandle.standardError.write(Data("netquality: error: \(file): \(issue)\n".utf8))
-    }
-    throw ExitCode(1)
+    throw report(error)
   }
+}
+
+/// Reads and checks a web configuration file ("" for none), its certificate and key
+/// included; prints each issue as its own line and exits 1.
+func loadWebConfiguration(_ file: String) throws -> WebSecurity.Loaded {
+  do {
+    return try WebSecurity.load(path: file)
+  } catch {
+    throw report(error)
+  }
+}
+
+/// Each issue of `error` on a line of its own (`netquality: error: FILE: line N: key: ...`).
+private func report(_ error: ConfigurationError) -> ExitCode {
+  for issue in error.issues {
+    FileHandle.standardError.write(Data("netquality: error: \(error.file): \(issue)\n".utf8))
+  }
+  return ExitCode(1)
 }
 
 /// What a configuration means on the host: the filter compiles (anywhere, so an error), the

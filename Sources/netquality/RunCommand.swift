@@ -42,6 +42,13 @@ struct RunCommand: AsyncParsableCommand {
       "Append dashboard frames to this file, or '-' for stdout.", valueName: "PATH"))
   var dashboard: String?
 
+  @Option(
+    name: .customLong("web.config.file"),
+    help: ArgumentHelp(
+      "TLS, basic auth and headers for the HTTP server, in Prometheus exporters' web "
+        + "configuration format (overrides the file's web_config_file).", valueName: "FILE"))
+  var webConfigFile: String?
+
   @Flag(help: "Also run a demo call on loopback (peer 127.0.0.2, 2 % loss), captured on lo.")
   var demo = false
 
@@ -64,6 +71,8 @@ struct RunCommand: AsyncParsableCommand {
       overrides.listen = address
     }
     overrides.dashboardFile = dashboard
+    overrides.webConfigFile = webConfigFile
+    let web = try loadWebConfiguration(overrides.applied(to: file).webConfigFile)
     var demoSource: DemoSource?
     if demo {
       overrides.interfaces = ["lo"]
@@ -83,7 +92,7 @@ struct RunCommand: AsyncParsableCommand {
     }
     defer { demoSource?.stop() }
     let agent = Agent(
-      file: file, configurationPath: config, overrides: overrides, logger: logger)
+      file: file, configurationPath: config, overrides: overrides, web: web, logger: logger)
     do {
       try await agent.run()
     } catch let error as CaptureError {

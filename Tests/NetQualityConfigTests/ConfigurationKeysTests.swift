@@ -24,9 +24,11 @@ final class ConfigurationKeysTests: XCTestCase {
       quality: {min_packets: 3}
       alerts: {builtin: false}
       listen: "127.0.0.1:1"
+      web_config_file: /tmp/w
       metrics: {per_stream: true, max_stream_series: 5, max_peer_series: 7, peer_grace_seconds: 1}
       dashboard_file: /tmp/d
       dashboard: {max_peers: 10}
+      status_page: {max_peers: 5}
       probes: [{target: "192.0.2.9:862"}]
       reflector: {enabled: true}
       storage_path: /tmp/s

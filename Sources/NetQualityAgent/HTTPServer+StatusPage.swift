@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import NetQualityCore
+import NetQualityExport
+import NetQualityStore
+
+extension HTTPServer {
+  /// The status page at `/` (`StatusPage`): the rows chosen at the last tick, each with its
+  /// chart from the history when it is on (read once per tick and set of peers, off the event
+  /// loop, from a read-only connection), else — or when the history cannot be read — from the
+  /// charts kept in memory.
+  static func statusPage(_ state: AgentState) async -> Response {
+    var model = StatusPage.Model()
+    model.version = BuildInfo.version
+    let (rows, table, alerts, configuration) = state.read {
+      ($0.statusRows, $0.peerTable, $0.alerts.count, $0.status.configuration)
+    }
+    model.refreshSeconds = configuration.engine.tickIntervalSeconds
+    model.firingAlerts = alerts
+    guard let table, let time = table.time, let tick = state.read(\.lastTick) else {
+      return html(StatusPage.render(model))
+    }
+    model.time = time
+    model.hostRx = tick.snapshot.hostRx
+    model.hostTx = tick.snapshot.hostTx
+    model.rxLevels = table.levels.rx
+    model.txLevels = table.levels.tx
+    model.peerCount = table.peers.count
+    model.othersPoorOrWorse = rows.othersPoorOrWorse
+    let settings = configuration.statusPage
+    let bucketSeconds = StatusCharts.bucketSeconds(
+      chartSeconds: settings.chartSeconds, tickSeconds: configuration.engine.tickIntervalSeconds)
+    // Whole buckets: the span ends with the bucket of the last tick.
+    model.chartTo = ((time.secondsSinceEpoch / bucketSeconds).rounded(.down) + 1) * bucketSeconds
+    model.chartFrom = model.chartTo - settings.chartSeconds
+    let names = rows.peers.map(\.peer)
+    var fromHistory: [String: [ChartPoint]]?
+    model.chartSource = "memory (the agent keeps the shown peers' charts while they are shown)"
+    if let recorder = state.history {
+      let query = HistoryChartQuery(
+        peers: names, from: model.chartFrom, to: model.chartTo, bucketSeconds: bucketSeconds)
+      let key = "\(time.nanosecondsSinceEpoch) \(bucketSeconds) \(names.joined(separator: "\n"))"
+      let path = recorder.settings.path
+      fromHistory = await state.statusCharts.historyPoints(key: key) {
+        await Task.detached { () -> [String: [ChartPoint]]? in
+          try? HistoryDatabase.openForReading(path: path).read { try query.points($0) }
+        }.value
+      }
+      model.chartSource =
+        fromHistory == nil
+        ? "memory (the history could not be read)" : "the history (\(path))"
+    }
+    model.rows = rows.peers.indices.map { index in
+      let peer = rows.peers[index]
+      var points = fromHistory?[peer.peer] ?? []
+      if points.isEmpty {
+        points = state.statusCharts.points(peer.peer, from: model.chartFrom, to: model.chartTo)
+      }
+      return StatusPage.Row(peer: peer, isGroup: rows.isGroup[index], chart: points)
+    }
+    return html(StatusPage.render(model))
+  }
+}

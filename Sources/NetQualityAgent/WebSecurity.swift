@@ -1,0 +1,198 @@
+import Foundation
+import HTTPTypes
+import HummingbirdBcrypt
+import NIOPosix
+import NetQualityConfig
+import NetQualityCore
+import NetQualityExport
+import NetQualityProbe
+import Synchronization
+
+/// What the web configuration file asks of every request (see `WebSecurityMiddleware`): basic
+/// authentication against bcrypt hashes, extra headers, a rate limit; and the listener's TLS
+/// (`WebTLS`). A reload replaces the users, headers, rate limit and TLS identity at once.
+public final class WebSecurity: Sendable {
+  /// A web configuration file as loaded and checked: its keys, and the TLS files parsed.
+  public struct Loaded: Sendable {
+    public var configuration: WebConfiguration
+    var tlsMaterial: WebTLS.Material?
+
+    /// No file: plain HTTP, no authentication.
+    public static let none = Loaded(configuration: WebConfiguration(), tlsMaterial: nil)
+  }
+
+  /// The per-request part, swapped whole by a reload.
+  struct Policy: Sendable {
+    /// User to bcrypt hash (`$2y$` spelled `$2b$`, see `BcryptHash.normalized`).
+    var users: [String: String] = [:]
+    var headers: [(HTTPField.Name, String)] = []
+    var rateLimit: WebConfiguration.RateLimit?
+  }
+
+  /// Since the agent started, for `/metrics`.
+  final class Counters: Sendable {
+    /// Requests refused 401 without credentials (or with a header that is not basic auth).
+    let missing = Atomic<Int>(0)
+    /// Requests refused 401 with a wrong user or password.
+    let invalid = Atomic<Int>(0)
+    /// Credentials checked with bcrypt (not answered by the cache).
+    let bcryptChecks = Atomic<Int>(0)
+    let rateLimited = Atomic<Int>(0)
+    /// Connections whose TLS handshake failed (plain HTTP, no or a bad client certificate).
+    let tlsHandshakeFailures = Atomic<Int>(0)
+  }
+
+  private let policy: Mutex<Policy>
+  private let bucket: Mutex<TokenBucket?>
+  let cache = CredentialCache()
+  let counters = Counters()
+  /// nil: the listener is plain HTTP (decided at start).
+  let tls: WebTLS?
+  /// Only one bcrypt check runs at a time (exporter-toolkit's `bcryptMtx`): a flood of new
+  /// passwords costs one core at most, and scrapes with known credentials never wait for it.
+  private let bcryptTurn = Mutex(())
+
+  /// exporter-toolkit's stand-in hash for unknown users (bcrypt of "fakepassword", cost 10),
+  /// checked so that an unknown user takes as long as a wrong password: user names cannot be
+  /// found by timing.
+  static let unknownUserHash = "$2b$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi"
+
+  public init(_ loaded: Loaded) {
+    policy = Mutex(Self.policy(loaded.configuration))
+    bucket = Mutex(Self.bucket(loaded.configuration.rateLimit))
+    if let settings = loaded.configuration.tls, let material = loaded.tlsMaterial {
+      tls = WebTLS(settings: settings, material: material)
+    } else {
+      tls = nil
+    }
+  }
+
+  /// Reads and checks the web configuration file at `path` ("" for none): its keys
+  /// (`WebConfigurationLoader`), then the certificate, key and client CA parsed and matched.
+  /// The one check the agent's start, its reload and `check-config` make.
+  public static func load(path: String) throws(ConfigurationError) -> Loaded {
+    guard !path.isEmpty else { return .none }
+    let configuration = try WebConfigurationLoader.load(path: path)
+    guard let settings = configuration.tls else {
+      return Loaded(configuration: configuration, tlsMaterial: nil)
+    }
+    let material = try WebTLS.material(settings, file: path, keyLines: configuration.keyLines)
+    return Loaded(configuration: configuration, tlsMaterial: material)
+  }
+
+  /// Applies a reloaded file: users, headers and the rate limit from the next request, the
+  /// certificate and key from the next handshake. Returns whether the file also changed what
+  /// the listener was started with (TLS on or off, client certificates, versions, suites),
+  /// which waits for a restart.
+  public func apply(_ loaded: Loaded, startedWith started: WebConfiguration) -> Bool {
+    let new = Self.policy(loaded.configuration)
+    let changedUsers = policy.withLock { old in
+      defer { old = new }
+      return old.users != new.users
+    }
+    if changedUsers { cache.removeAll() }
+    bucket.withLock { $0 = Self.bucket(loaded.configuration.rateLimit) }
+    if let tls, let material = loaded.tlsMaterial { tls.replaceIdentity(material) }
+    return started.listenerSettingsDiffer(from: loaded.configuration)
+  }
+
+  var current: Policy { policy.withLock { $0 } }
+
+  /// Whether the rate limit lets a request through now.
+  func admit() -> Bool {
+    bucket.withLock { bucket in
+      guard var limit = bucket else { return true }
+      defer { bucket = limit }
+      return limit.take(at: Self.now())
+    }
+  }
+
+  /// The outcome of a request's `Authorization` header.
+  enum Verdict: Equatable {
+    case accepted
+    case missing
+    case invalid
+  }
+
+  /// Checks basic-auth credentials against `users`: every request needs them while a user is
+  /// configured. A password seen before is answered from the cache; a new one is checked with
+  /// bcrypt on NIO's thread pool, off the request's task, one check at a time.
+  func verify(authorization: String?, users: [String: String]) async -> Verdict {
+    guard !users.isEmpty else { return .accepted }
+    guard let (user, password) = authorization.flatMap(Self.basicCredentials) else {
+      counters.missing.add(1, ordering: .relaxed)
+      return .missing
+    }
+    let hash = users[user]
+    let checked = hash ?? Self.unknownUserHash
+    let digest = CredentialCache.digest(user: user, hash: checked, password: password)
+    var accepted = cache.answer(digest)
+    if accepted == nil {
+      counters.bcryptChecks.add(1, ordering: .relaxed)
+      let result =
+        (try? await NIOThreadPool.singleton.runIfActive { [self] in
+          self.bcryptTurn.withLock { _ in Bcrypt.verify(password, hash: checked) }
+        }) ?? false
+      // An unknown user is refused whatever bcrypt says of the stand-in hash.
+      let answer = result && hash != nil
+      cache.keep(digest, accepted: answer)
+      accepted = answer
+    }
+    guard accepted == true else {
+      counters.invalid.add(1, ordering: .relaxed)
+      return .invalid
+    }
+    return .accepted
+  }
+
+  /// User and password of an `Authorization: Basic <base64(user:password)>` header (RFC 7617
+  /// section 2: the user ends at the first colon), or nil for anything else. A NUL would end
+  /// the password early for bcrypt's C code, so credentials holding one are refused.
+  static func basicCredentials(_ header: String) -> (user: String, password: String)? {
+    let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+    guard parts.count == 2, parts[0].lowercased() == "basic",
+      let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
+      let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
+      !text.contains("\0")
+    else { return nil }
+    return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+  }
+
+  private static func policy(_ configuration: WebConfiguration) -> Policy {
+    Policy(
+      users: configuration.basicAuthUsers.mapValues(BcryptHash.normalized),
+      headers: configuration.headers.sorted { $0.key < $1.key }.compactMap { name, value in
+        HTTPField.Name(name).map { ($0, value) }
+      },
+      rateLimit: configuration.rateLimit)
+  }
+
+  private static func bucket(_ limit: WebConfiguration.RateLimit?) -> TokenBucket? {
+    limit.map {
+      TokenBucket(ratePerSecond: 1 / $0.intervalSeconds, burst: Double($0.burst), now: now())
+    }
+  }
+
+  /// A monotonic time for the rate limit's bucket.
+  private static func now() -> CaptureTime {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return CaptureTime(seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
+  }
+}
+
+extension HTTPServer {
+  /// The web configuration's figures for `/metrics`.
+  static func webFigures(_ security: WebSecurity) -> PrometheusExposition.WebFigures {
+    let counters = security.counters
+    return .init(
+      tls: security.tls != nil,
+      clientAuth: security.tls?.settings.clientAuth.rawValue ?? "NoClientCert",
+      basicAuth: !security.current.users.isEmpty,
+      missingCredentials: Int64(counters.missing.load(ordering: .relaxed)),
+      invalidCredentials: Int64(counters.invalid.load(ordering: .relaxed)),
+      bcryptChecks: Int64(counters.bcryptChecks.load(ordering: .relaxed)),
+      rateLimited: Int64(counters.rateLimited.load(ordering: .relaxed)),
+      tlsHandshakeFailures: Int64(counters.tlsHandshakeFailures.load(ordering: .relaxed)))
+  }
+}
