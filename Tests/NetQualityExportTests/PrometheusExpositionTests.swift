@@ -7,8 +7,9 @@ final class PrometheusExpositionTests: XCTestCase {
   func testLabelValuesAreEscaped() {
     XCTAssertEqual(Writer.escapeLabel(#"a\b"c"# + "\nd"), #"a\\b\"c\nd"#)
     var writer = Writer()
-    writer.family("netquality_x", .gauge, "help with \\ and\nnewline")
-    writer.sample("netquality_x", [("peer", "odd\"name")], 0.25)
+    let family = MetricFamily.gauge("netquality_x", "help with \\ and\nnewline")
+    writer.family(family)
+    writer.sample(family, [("peer", "odd\"name")], 0.25)
     XCTAssertEqual(
       writer.text,
       "# HELP netquality_x help with \\\\ and\\nnewline\n# TYPE netquality_x gauge\nnetquality_x{peer=\"odd\\\"name\"} 0.25\n"
