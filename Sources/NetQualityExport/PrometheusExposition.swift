@@ -311,9 +311,13 @@ public struct PrometheusExposition {
     out.sample(.packetsTotal, [], Double(capture.frames))
     out.family(.rtcpPacketsTotal)
     out.sample(.rtcpPacketsTotal, [], Double(capture.rtcpPackets))
+    // Every reason, 0 until it happens, so that rate() and increase() see the first error
+    // (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics).
     out.family(.decodeErrorsTotal)
-    for (reason, count) in capture.decodeErrors.sorted(by: { $0.key < $1.key }) {
-      out.sample(.decodeErrorsTotal, [("reason", reason)], Double(count))
+    for reason in MalformedReason.allCases {
+      out.sample(
+        .decodeErrorsTotal, [("reason", reason.rawValue)],
+        Double(capture.decodeErrors[reason.rawValue] ?? 0))
     }
     out.family(.truncatedPacketsTotal)
     out.sample(.truncatedPacketsTotal, [], Double(capture.truncated))

@@ -53,3 +53,18 @@ final class PrometheusExpositionTests: XCTestCase {
     XCTAssertTrue(text.contains("netquality_link_up{interface=\"eth0\"} 1\n"))
   }
 }
+
+extension PrometheusExpositionTests {
+  /// Every decode-error reason is a series from the start, so a rate sees the first error.
+  func testEveryDecodeErrorReasonIsExportedFromZero() {
+    var exposition = PrometheusExposition()
+    exposition.capture.decodeErrors = ["rtp_header": 3]
+    let text = exposition.render(previousRenderSeconds: nil)
+    let lines = text.split(separator: "\n").filter {
+      $0.hasPrefix("netquality_decode_errors_total{")
+    }
+    XCTAssertEqual(lines.count, MalformedReason.allCases.count)
+    XCTAssertTrue(lines.contains("netquality_decode_errors_total{reason=\"rtp_header\"} 3"))
+    XCTAssertTrue(lines.contains("netquality_decode_errors_total{reason=\"ip_length\"} 0"))
+  }
+}
