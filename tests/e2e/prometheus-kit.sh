@@ -93,19 +93,9 @@ spawn ip netns exec "$receiver" prometheus --config.file="$work/prometheus.yml" 
   --rules.alert.resend-delay=1s >"$work/prometheus.log" 2>&1
 pids+=($!)
 
-spawn ip netns exec "$receiver" gst-launch-1.0 -q rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
-  udpsrc port=5004 caps="application/x-rtp,media=audio,clock-rate=8000,encoding-name=PCMU,payload=0" \
-  ! rtpbin.recv_rtp_sink_0 rtpbin. ! rtppcmudepay ! mulawdec ! audioconvert ! fakesink \
-  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 \
-  rtpbin.send_rtcp_src_0 ! udpsink host="$sender_address" port=5005 sync=false async=false \
-  >"$work/receiver.log" 2>&1
+spawn_call_receiver "$work/receiver.log"
 pids+=($!)
-spawn ip netns exec "$sender" gst-launch-1.0 -q rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
-  audiotestsrc is-live=true samplesperbuffer=160 ! audioconvert ! audioresample \
-  ! audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay ! rtpbin.send_rtp_sink_0 \
-  rtpbin.send_rtp_src_0 ! udpsink host="$subnet.2" port=5004 \
-  rtpbin.send_rtcp_src_0 ! udpsink host="$subnet.2" port=5005 sync=false async=false \
-  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 >"$work/sender.log" 2>&1
+spawn_call_sender "$work/sender.log"
 pids+=($!)
 
 kit() { ip netns exec "$receiver" python3 tests/e2e/prometheus_kit.py "$prometheus_url" "$instance" "$sender_address" "$@"; }
