@@ -102,26 +102,57 @@ final class PrometheusRulesTests: XCTestCase {
     }
   }
 
-  /// config/rules/tests/ covers every alert: a time when it fires and one when it does not.
-  func testEveryAlertHasPromtoolTests() throws {
+  /// config/rules/tests/ covers every alert: quiet at a time before it fires, firing, and
+  /// quiet again at a later time (resolved).
+  func testEveryAlertHasPromtoolTestsThatFireAndResolve() throws {
     let alerts = Set(try OperatorsKit.rules().compactMap { $0.rule["alert"] as? String })
-    var firing: Set<String> = []
-    var quiet: Set<String> = []
+    // Per alert and test case: (eval time in seconds, firing) of each check.
+    var checks: [String: [[(seconds: Double, firing: Bool)]]] = [:]
     for path in try OperatorsKit.files(in: "config/rules/tests", suffix: ".yml") {
       let document = try XCTUnwrap(
         try Yams.load(yaml: try OperatorsKit.text(path)) as? [String: Any])
       for test in document["tests"] as? [[String: Any]] ?? [] {
+        var byAlert: [String: [(seconds: Double, firing: Bool)]] = [:]
         for check in test["alert_rule_test"] as? [[String: Any]] ?? [] {
-          guard let name = check["alertname"] as? String else { continue }
-          if (check["exp_alerts"] as? [Any])?.isEmpty ?? true {
-            quiet.insert(name)
-          } else {
-            firing.insert(name)
-          }
+          guard let name = check["alertname"] as? String,
+            let time = check["eval_time"] as? String
+          else { continue }
+          let seconds = try XCTUnwrap(Self.seconds(time), "\(path): eval_time \(time)")
+          let firing = !((check["exp_alerts"] as? [Any])?.isEmpty ?? true)
+          byAlert[name, default: []].append((seconds, firing))
         }
+        for (name, list) in byAlert { checks[name, default: []].append(list) }
       }
     }
-    XCTAssertEqual(alerts.subtracting(firing), [], "alerts never seen firing in a test")
-    XCTAssertEqual(alerts.subtracting(quiet), [], "alerts never seen quiet in a test")
+    for alert in alerts.sorted() {
+      let cases = checks[alert] ?? []
+      let covered = cases.contains { list in
+        let sorted = list.sorted { $0.seconds < $1.seconds }
+        guard let first = sorted.firstIndex(where: \.firing),
+          let last = sorted.lastIndex(where: \.firing)
+        else { return false }
+        return sorted[..<first].contains { !$0.firing }
+          && sorted[(last + 1)...].contains { !$0.firing }
+      }
+      XCTAssertTrue(covered, "\(alert): no promtool test with it quiet, then firing, then resolved")
+    }
+  }
+
+  /// A Prometheus duration of promtool's eval_time: `1m45s`, `25s`, `10m`.
+  static func seconds(_ duration: String) -> Double? {
+    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+    var total = 0.0
+    var number = ""
+    for character in duration {
+      if character.isNumber {
+        number.append(character)
+      } else if let unit = units[character], let value = Double(number) {
+        total += value * unit
+        number = ""
+      } else {
+        return nil
+      }
+    }
+    return number.isEmpty ? total : nil
   }
 }
