@@ -126,8 +126,13 @@ let package = Package(
     ),
     .testTarget(
       name: "NetQualityProbeTests", dependencies: ["NetQualityProbe", "NetQualityCore"]),
+    // The exposition and its catalogue; also checks the operators' kit against the catalogue:
+    // docs/metrics.md, dashboards/*.json and config/rules/*.yml (read with Yams).
     .testTarget(
-      name: "NetQualityExportTests", dependencies: ["NetQualityExport", "NetQualityCore"]),
+      name: "NetQualityExportTests",
+      dependencies: [
+        "NetQualityExport", "NetQualityCore", .product(name: "Yams", package: "Yams"),
+      ]),
     // The history on temporary files: migrations, writing, rollup and retention, reports,
     // output formats, the recorder's faults.
     .testTarget(

@@ -14,19 +14,12 @@ extension PrometheusExposition {
 
   func dashboardMetrics(into out: inout Writer) {
     guard let dashboard else { return }
-    out.family(
-      "netquality_dashboard_failed_writes_total", .counter,
-      "Dashboard frames that could not be written whole (a full disk); see the log.")
-    out.sample("netquality_dashboard_failed_writes_total", [], Double(dashboard.failedWrites))
-    out.family(
-      "netquality_dashboard_rotations_total", .counter,
-      "Times the dashboard file reached dashboard.max_size_mb and was rotated to <file>.1.")
-    out.sample("netquality_dashboard_rotations_total", [], Double(dashboard.rotations))
-    out.family(
-      "netquality_dashboard_rotation_failures_total", .counter,
-      "Rotations of the dashboard file that failed (a rename or the new file's open), one per "
-        + "frame written past the limit meanwhile; see the log.")
+    out.family(.dashboardFailedWritesTotal)
+    out.sample(.dashboardFailedWritesTotal, [], Double(dashboard.failedWrites))
+    out.family(.dashboardRotationsTotal)
+    out.sample(.dashboardRotationsTotal, [], Double(dashboard.rotations))
+    out.family(.dashboardRotationFailuresTotal)
     out.sample(
-      "netquality_dashboard_rotation_failures_total", [], Double(dashboard.rotationFailures))
+      .dashboardRotationFailuresTotal, [], Double(dashboard.rotationFailures))
   }
 }

@@ -31,86 +31,50 @@ extension PrometheusExposition {
   static let roundTripBoundsSeconds = [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.8]
 
   func fleet(_ peers: [PeerSnapshot], shown: Int, into out: inout Writer) {
-    out.family(
-      "netquality_peers", .gauge,
-      "Peers tracked at each quality level, per direction (any number of peers).")
+    out.family(.peers)
     for (direction, level) in [("rx", \PeerSnapshot.rx.level), ("tx", \PeerSnapshot.tx.level)] {
       var counts = [Int](repeating: 0, count: QualityLevel.allCases.count)
       for peer in peers { counts[Int(peer[keyPath: level].rawValue)] += 1 }
       for quality in QualityLevel.allCases {
         out.sample(
-          "netquality_peers", [("direction", direction), ("level", quality.name)],
+          .peers, [("direction", direction), ("level", quality.name)],
           Double(counts[Int(quality.rawValue)]))
       }
     }
-    out.family(
-      "netquality_peers_in_state", .gauge, "Peers tracked in each connection state.")
+    out.family(.peersInState)
     for state in ConnectionState.allCases {
       out.sample(
-        "netquality_peers_in_state", [("state", state.rawValue)],
+        .peersInState, [("state", state.rawValue)],
         Double(peers.lazy.filter { $0.state == state }.count))
     }
-    out.family(
-      "netquality_peer_series_omitted", .gauge,
-      "Peers left out of the per-peer series by metrics.max_peer_series (counted in the fleet series)."
-    )
-    out.sample("netquality_peer_series_omitted", [], Double(peers.count - shown))
+    out.family(.peerSeriesOmitted)
+    out.sample(.peerSeriesOmitted, [], Double(peers.count - shown))
 
-    out.family(
-      "netquality_peers_mos", .histogram,
-      "MOS of the peers scored in the last tick, per direction (one observation per peer).")
+    out.family(.peersMOS)
     for direction in ["rx", "tx"] {
       let values = peers.compactMap {
         (direction == "rx" ? $0.rx : $0.tx).meanOpinionScore
       }
-      out.buckets("netquality_peers_mos", [("direction", direction)], Self.mosBounds, values)
+      out.buckets(.peersMOS, [("direction", direction)], Self.mosBounds, values)
     }
-    out.family(
-      "netquality_peers_loss_ratio", .histogram,
-      "Packet loss over the scoring span of the peers scored, per direction.")
+    out.family(.peersLossRatio)
     for direction in ["rx", "tx"] {
       let values = peers.compactMap { (direction == "rx" ? $0.rx : $0.tx).inputs?.lossRatio }
       out.buckets(
-        "netquality_peers_loss_ratio", [("direction", direction)], Self.lossBounds, values)
+        .peersLossRatio, [("direction", direction)], Self.lossBounds, values)
     }
-    out.family(
-      "netquality_peers_jitter_seconds", .histogram,
-      "RFC 3550 jitter of the peers scored, per direction.")
+    out.family(.peersJitterSeconds)
     for direction in ["rx", "tx"] {
       let values = peers.compactMap {
         (direction == "rx" ? $0.rx : $0.tx).inputs.map { $0.jitterMilliseconds / 1000 }
       }
       out.buckets(
-        "netquality_peers_jitter_seconds", [("direction", direction)], Self.jitterBoundsSeconds,
+        .peersJitterSeconds, [("direction", direction)], Self.jitterBoundsSeconds,
         values)
     }
-    out.family(
-      "netquality_peers_rtt_seconds", .histogram, "Round trip of the peers that have one.")
+    out.family(.peersRTTSeconds)
     out.buckets(
-      "netquality_peers_rtt_seconds", [], Self.roundTripBoundsSeconds,
+      .peersRTTSeconds, [], Self.roundTripBoundsSeconds,
       peers.compactMap { $0.roundTripMilliseconds.map { $0 / 1000 } })
-  }
-}
-
-extension Writer {
-  /// A histogram of `values` over `bounds`: cumulative `_bucket`s by `le` (the last +Inf),
-  /// `_sum`, `_count`.
-  mutating func buckets(
-    _ name: String, _ labels: [(String, String)], _ bounds: [Double], _ values: [Double]
-  ) {
-    var counts = [Int](repeating: 0, count: bounds.count + 1)
-    var sum = 0.0
-    for value in values {
-      counts[bounds.firstIndex { value <= $0 } ?? bounds.count] += 1
-      sum += value
-    }
-    var cumulative = 0
-    for (index, count) in counts.enumerated() {
-      cumulative += count
-      let bound = index < bounds.count ? Self.number(bounds[index]) : "+Inf"
-      sample(name + "_bucket", labels + [("le", bound)], Double(cumulative))
-    }
-    sample(name + "_sum", labels, sum)
-    sample(name + "_count", labels, Double(values.count))
   }
 }

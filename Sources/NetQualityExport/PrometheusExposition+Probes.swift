@@ -5,89 +5,57 @@ extension PrometheusExposition {
   /// the reflector) and backward (the reflector to us), since the agent started probing.
   func probes(_ peers: [PeerSnapshot], into out: inout Writer) {
     let probed = peers.compactMap { peer in peer.probe.map { (peer.peer, $0) } }
-    out.family(
-      "netquality_probe_info", .gauge,
-      "Probed peers; timestamps=kernel when answers are timed by the kernel (SO_TIMESTAMPNS), "
-        + "user otherwise; clocks=synchronized when both ends set the STAMP S bit.")
+    out.family(.probeInfo)
     for (peer, probe) in probed {
       out.sample(
-        "netquality_probe_info",
+        .probeInfo,
         [
           ("peer", peer), ("targets", probe.targets.map(\.description).joined(separator: ",")),
           ("timestamps", probe.kernelTimestamps.map { $0 ? "kernel" : "user" } ?? "none"),
           ("clocks", probe.clocksSynchronized ? "synchronized" : "unsynchronized"),
         ], 1)
     }
-    counter(
-      "netquality_probe_sent_total", "Probes sent and settled (answered or past the deadline).",
-      probed, into: &out
-    ) { $0.sent }
-    counter("netquality_probe_received_total", "First answers to probes.", probed, into: &out) {
-      $0.received
-    }
-    out.family(
-      "netquality_probe_lost_total", .counter,
-      "Probes lost, by direction: forward (never reached the reflector) or backward (its answer "
-        + "never came), told apart by the reflector's sequence numbers (RFC 8762 4.3.2).")
+    counter(.probeSentTotal, probed, into: &out) { $0.sent }
+    counter(.probeReceivedTotal, probed, into: &out) { $0.received }
+    out.family(.probeLostTotal)
     for (peer, probe) in probed {
       for (direction, lost) in [
         ("forward", probe.total.forwardLost), ("backward", probe.total.backwardLost),
       ] {
         out.sample(
-          "netquality_probe_lost_total", [("peer", peer), ("direction", direction)], Double(lost))
+          .probeLostTotal, [("peer", peer), ("direction", direction)], Double(lost))
       }
     }
-    out.family(
-      "netquality_probe_lost_pending", .gauge,
-      "Probes lost since the latest answer, direction not known until the next one.")
+    out.family(.probeLostPending)
     for (peer, probe) in probed {
-      out.sample("netquality_probe_lost_pending", [("peer", peer)], Double(probe.pendingLost))
+      out.sample(.probeLostPending, [("peer", peer)], Double(probe.pendingLost))
     }
-    counter(
-      "netquality_probe_duplicates_total", "Second answers to the same probe.", probed, into: &out
-    ) {
-      $0.duplicates
-    }
-    counter(
-      "netquality_probe_reordered_total", "Answers that came after a later probe's.", probed,
-      into: &out
-    ) { $0.reordered }
-    counter(
-      "netquality_probe_bad_timestamps_total",
-      "Answers whose timestamps cannot be right (reflector turnaround longer than the round trip).",
-      probed, into: &out
-    ) { $0.badTimestamps }
-    out.family(
-      "netquality_probe_rtt_seconds", .histogram,
-      "Round trip without the reflector's turnaround: (T4 - T1) - (T3 - T2), RFC 8762 section 4.")
+    counter(.probeDuplicatesTotal, probed, into: &out) { $0.duplicates }
+    counter(.probeReorderedTotal, probed, into: &out) { $0.reordered }
+    counter(.probeBadTimestampsTotal, probed, into: &out) { $0.badTimestamps }
+    out.family(.probeRTTSeconds)
     for (peer, probe) in probed {
-      out.histogram("netquality_probe_rtt_seconds", [("peer", peer)], probe.histograms.roundTrip)
+      out.histogram(.probeRTTSeconds, [("peer", peer)], probe.histograms.roundTrip)
     }
-    out.family(
-      "netquality_probe_delay_seconds", .histogram,
-      "One-way delay per direction, only while both clocks say they are synchronised.")
+    out.family(.probeDelaySeconds)
     for (peer, probe) in probed where probe.clocksSynchronized {
       out.histogram(
-        "netquality_probe_delay_seconds", [("peer", peer), ("direction", "forward")],
+        .probeDelaySeconds, [("peer", peer), ("direction", "forward")],
         probe.histograms.forwardDelay)
       out.histogram(
-        "netquality_probe_delay_seconds", [("peer", peer), ("direction", "backward")],
+        .probeDelaySeconds, [("peer", peer), ("direction", "backward")],
         probe.histograms.backwardDelay)
     }
-    out.family(
-      "netquality_probe_ipdv_seconds", .histogram,
-      "Absolute delay variation between consecutive probes per direction (RFC 3393 IPDV).")
+    out.family(.probeIPDVSeconds)
     for (peer, probe) in probed {
       out.histogram(
-        "netquality_probe_ipdv_seconds", [("peer", peer), ("direction", "forward")],
+        .probeIPDVSeconds, [("peer", peer), ("direction", "forward")],
         probe.histograms.forwardDelayVariation)
       out.histogram(
-        "netquality_probe_ipdv_seconds", [("peer", peer), ("direction", "backward")],
+        .probeIPDVSeconds, [("peer", peer), ("direction", "backward")],
         probe.histograms.backwardDelayVariation)
     }
-    out.family(
-      "netquality_probe_jitter_seconds", .gauge,
-      "RFC 3550 jitter per direction on probe times, the largest of the last window.")
+    out.family(.probeJitterSeconds)
     for (peer, probe) in probed {
       for (direction, jitter) in [
         ("forward", probe.forwardJitterMilliseconds),
@@ -95,7 +63,7 @@ extension PrometheusExposition {
       ] {
         if let jitter {
           out.sample(
-            "netquality_probe_jitter_seconds", [("peer", peer), ("direction", direction)],
+            .probeJitterSeconds, [("peer", peer), ("direction", direction)],
             jitter / 1000)
         }
       }
@@ -104,12 +72,12 @@ extension PrometheusExposition {
 
   /// A per-peer counter of the probes' totals.
   private func counter(
-    _ name: String, _ help: String, _ probed: [(String, ProbeSnapshot)], into out: inout Writer,
+    _ family: MetricFamily, _ probed: [(String, ProbeSnapshot)], into out: inout Writer,
     _ value: (ProbeCounts) -> Int64
   ) {
-    out.family(name, .counter, help)
+    out.family(family)
     for (peer, probe) in probed {
-      out.sample(name, [("peer", peer)], Double(value(probe.total)))
+      out.sample(family, [("peer", peer)], Double(value(probe.total)))
     }
   }
 }

@@ -63,26 +63,19 @@ extension PrometheusExposition {
 
   func probeSenderMetrics(into out: inout Writer) {
     guard !probeSenders.isEmpty else { return }
-    out.family(
-      "netquality_probe_answers_refused_total", .counter,
-      "Answers to our probes not taken, by reason: foreign (from another address), malformed, "
-        + "bad_hmac.")
+    out.family(.probeAnswersRefusedTotal)
     for sender in probeSenders {
       for (reason, count) in sender.refused {
         out.sample(
-          "netquality_probe_answers_refused_total",
+          .probeAnswersRefusedTotal,
           [("target", sender.target), ("reason", reason)], Double(count))
       }
     }
-    out.family(
-      "netquality_probe_sends_missed_total", .counter,
-      "Probes that did not leave, by reason: loop_late (the agent woke too late; not counted "
-        + "as sent), send_buffer_full (not counted as sent), send_error (no route, a local "
-        + "reject: counted as sent and lost).")
+    out.family(.probeSendsMissedTotal)
     for sender in probeSenders {
       for (reason, count) in sender.missed {
         out.sample(
-          "netquality_probe_sends_missed_total", [("target", sender.target), ("reason", reason)],
+          .probeSendsMissedTotal, [("target", sender.target), ("reason", reason)],
           Double(count))
       }
     }
@@ -90,45 +83,22 @@ extension PrometheusExposition {
 
   func reflectorMetrics(into out: inout Writer) {
     guard let reflector else { return }
-    for (name, help, value) in [
-      (
-        "netquality_reflector_received_packets_total", "STAMP requests the reflector read.",
-        reflector.receivedPackets
-      ),
-      (
-        "netquality_reflector_received_bytes_total", "UDP payload bytes of those requests.",
-        reflector.receivedBytes
-      ),
-      (
-        "netquality_reflector_reflected_packets_total", "Answers sent.",
-        reflector.reflectedPackets
-      ),
-      (
-        "netquality_reflector_reflected_bytes_total",
-        "UDP payload bytes answered: never more than received (no amplification).",
-        reflector.reflectedBytes
-      ),
-      (
-        "netquality_reflector_send_errors_total",
-        "Answers the socket would not take (not counted as reflected).", reflector.sendErrors
-      ),
-      (
-        "netquality_reflector_user_space_timestamps_total",
-        "Requests timed after the receive call, the kernel giving no timestamp.",
-        reflector.userSpaceTimestamps
-      ),
+    for (family, value) in [
+      (MetricFamily.reflectorReceivedPacketsTotal, reflector.receivedPackets),
+      (.reflectorReceivedBytesTotal, reflector.receivedBytes),
+      (.reflectorReflectedPacketsTotal, reflector.reflectedPackets),
+      (.reflectorReflectedBytesTotal, reflector.reflectedBytes),
+      (.reflectorSendErrorsTotal, reflector.sendErrors),
+      (.reflectorUserSpaceTimestampsTotal, reflector.userSpaceTimestamps),
     ] {
-      out.family(name, .counter, help)
-      out.sample(name, [], Double(value))
+      out.family(family)
+      out.sample(family, [], Double(value))
     }
-    out.family(
-      "netquality_reflector_refused_total", .counter,
-      "Requests not answered, by reason: too_short, oversized, bad_source_port, not_allowed, "
-        + "rate_limited, bad_hmac.")
+    out.family(.reflectorRefusedTotal)
     for (reason, count) in reflector.refused {
-      out.sample("netquality_reflector_refused_total", [("reason", reason)], Double(count))
+      out.sample(.reflectorRefusedTotal, [("reason", reason)], Double(count))
     }
-    out.family("netquality_reflector_sessions", .gauge, "Senders the reflector keeps state for.")
-    out.sample("netquality_reflector_sessions", [], Double(reflector.sessions))
+    out.family(.reflectorSessions)
+    out.sample(.reflectorSessions, [], Double(reflector.sessions))
   }
 }

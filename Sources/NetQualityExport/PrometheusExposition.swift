@@ -79,8 +79,8 @@ public struct PrometheusExposition {
   /// published (the agent caches it); nil renders it now.
   public func render(previousRenderSeconds: Double?, tickSection: String? = nil) -> String {
     var out = Writer()
-    out.family("netquality_build_info", .gauge, "Build of the agent; always 1.")
-    out.sample("netquality_build_info", [("version", version)], 1)
+    out.family(.buildInfo)
+    out.sample(.buildInfo, [("version", version)], 1)
     out.append(tickSection ?? renderTickSection())
     interfaceMetrics(into: &out)
     engineMetrics(into: &out)
@@ -90,32 +90,24 @@ public struct PrometheusExposition {
     dashboardMetrics(into: &out)
     webMetrics(into: &out)
 
-    out.family(
-      "netquality_config_last_reload_successful", .gauge,
-      "Whether the last configuration load (start or SIGHUP) succeeded.")
-    out.sample("netquality_config_last_reload_successful", [], configReloadSuccessful ? 1 : 0)
+    out.family(.configLastReloadSuccessful)
+    out.sample(.configLastReloadSuccessful, [], configReloadSuccessful ? 1 : 0)
     if let configReloadTime {
-      out.family(
-        "netquality_config_last_reload_success_timestamp_seconds", .gauge,
-        "When the configuration was last loaded successfully, Unix time.")
-      out.sample("netquality_config_last_reload_success_timestamp_seconds", [], configReloadTime)
+      out.family(.configLastReloadSuccessTimestampSeconds)
+      out.sample(.configLastReloadSuccessTimestampSeconds, [], configReloadTime)
     }
     if let previousRenderSeconds {
-      out.family(
-        "netquality_scrape_duration_seconds", .gauge, "Time the previous scrape took to render.")
-      out.sample("netquality_scrape_duration_seconds", [], previousRenderSeconds)
+      out.family(.scrapeDurationSeconds)
+      out.sample(.scrapeDurationSeconds, [], previousRenderSeconds)
     }
     if let http {
-      out.family("netquality_http_connections", .gauge, "HTTP connections open now.")
-      out.sample("netquality_http_connections", [], Double(http.open))
-      out.family(
-        "netquality_http_connections_closed_total", .counter,
-        "HTTP connections the server closed, by reason: evicted (the longest waiting, to make "
-          + "room at the cap), refused (every slot busy), timeout (no request in time).")
+      out.family(.httpConnections)
+      out.sample(.httpConnections, [], Double(http.open))
+      out.family(.httpConnectionsClosedTotal)
       for (reason, count) in [
         ("evicted", http.evicted), ("refused", http.refused), ("timeout", http.timedOut),
       ] {
-        out.sample("netquality_http_connections_closed_total", [("reason", reason)], Double(count))
+        out.sample(.httpConnectionsClosedTotal, [("reason", reason)], Double(count))
       }
     }
     return out.text
@@ -128,16 +120,13 @@ public struct PrometheusExposition {
     var out = Writer()
     var shownNames: Set<String>?
     if let snapshot {
-      out.family(
-        "netquality_last_tick_timestamp_seconds", .gauge, "End of the last 2 s window, Unix time.")
-      out.sample("netquality_last_tick_timestamp_seconds", [], snapshot.time.secondsSinceEpoch)
-      out.family(
-        "netquality_host_quality_level", .gauge,
-        "Worst quality over active peers: 0 unknown, 1 excellent ... 5 very bad, 6 down.")
+      out.family(.lastTickTimestampSeconds)
+      out.sample(.lastTickTimestampSeconds, [], snapshot.time.secondsSinceEpoch)
+      out.family(.hostQualityLevel)
       out.sample(
-        "netquality_host_quality_level", [("direction", "rx")], Double(snapshot.hostRx.rawValue))
+        .hostQualityLevel, [("direction", "rx")], Double(snapshot.hostRx.rawValue))
       out.sample(
-        "netquality_host_quality_level", [("direction", "tx")], Double(snapshot.hostTx.rawValue))
+        .hostQualityLevel, [("direction", "tx")], Double(snapshot.hostTx.rawValue))
       let shown = Self.seriesPeers(snapshot.peers, limit: maxPeerSeries, pinned: pinnedPeers)
       if shown.count < snapshot.peers.count { shownNames = Set(shown.map(\.peer)) }
       fleet(snapshot.peers, shown: shown.count, into: &out)
@@ -147,131 +136,109 @@ public struct PrometheusExposition {
     }
     // Every firing alert is counted by rule; the per-alert series only for the peers that have
     // series of their own (and alerts about no peer), within the same budget.
-    out.family(
-      "netquality_firing_alerts", .gauge, "Alerts firing now, by rule and severity (every peer).")
+    out.family(.firingAlerts)
     var byRule: [String: (severity: String, count: Int)] = [:]
     for alert in alerts {
       byRule[alert.rule, default: (alert.severity.rawValue, 0)].count += 1
     }
     for (rule, entry) in byRule.sorted(by: { $0.key < $1.key }) {
       out.sample(
-        "netquality_firing_alerts", [("alertname", rule), ("severity", entry.severity)],
+        .firingAlerts, [("alertname", rule), ("severity", entry.severity)],
         Double(entry.count))
     }
-    out.family(
-      "netquality_alerts_firing", .gauge,
-      "Alerts firing now, by rule, peer and direction (peers with series of their own).")
+    out.family(.alertsFiring)
     for alert in alerts.sorted(by: { $0.id < $1.id }) {
       if let shownNames, let peer = alert.labels["peer"], !shownNames.contains(peer) { continue }
       var labels = [("alertname", alert.rule), ("severity", alert.severity.rawValue)]
       labels += alert.labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-      out.sample("netquality_alerts_firing", labels, 1)
+      out.sample(.alertsFiring, labels, 1)
     }
     return out.text
   }
 
   private func peers(_ peers: [PeerSnapshot], into out: inout Writer) {
-    out.family(
-      "netquality_peer_quality_level", .gauge,
-      "Peer quality per direction: 0 unknown, 1 excellent, 2 good, 3 poor, 4 bad, 5 very bad, 6 down."
-    )
+    out.family(.peerQualityLevel)
     for peer in peers {
       out.sample(
-        "netquality_peer_quality_level", [("peer", peer.peer), ("direction", "rx")],
+        .peerQualityLevel, [("peer", peer.peer), ("direction", "rx")],
         Double(peer.rx.level.rawValue))
       out.sample(
-        "netquality_peer_quality_level", [("peer", peer.peer), ("direction", "tx")],
+        .peerQualityLevel, [("peer", peer.peer), ("direction", "tx")],
         Double(peer.tx.level.rawValue))
     }
-    out.family(
-      "netquality_peer_mos", .gauge, "ITU-T G.107 MOS estimate per direction, when scored.")
+    out.family(.peerMOS)
     for peer in peers {
       for (direction, snapshot) in [("rx", peer.rx), ("tx", peer.tx)] {
         if let mos = snapshot.meanOpinionScore {
-          out.sample("netquality_peer_mos", [("peer", peer.peer), ("direction", direction)], mos)
+          out.sample(.peerMOS, [("peer", peer.peer), ("direction", direction)], mos)
         }
       }
     }
-    out.family(
-      "netquality_peer_loss_ratio", .gauge,
-      "Packet loss over the scoring span (rx measured, tx reported).")
+    out.family(.peerLossRatio)
     for peer in peers {
       for (direction, snapshot) in [("rx", peer.rx), ("tx", peer.tx)] {
         if let loss = snapshot.inputs?.lossRatio {
           out.sample(
-            "netquality_peer_loss_ratio", [("peer", peer.peer), ("direction", direction)], loss)
+            .peerLossRatio, [("peer", peer.peer), ("direction", direction)], loss)
         }
       }
     }
-    out.family(
-      "netquality_peer_jitter_seconds", .gauge,
-      "RFC 3550 interarrival jitter (rx measured, tx reported).")
+    out.family(.peerJitterSeconds)
     for peer in peers {
       for (direction, snapshot) in [("rx", peer.rx), ("tx", peer.tx)] {
         if let jitter = snapshot.inputs?.jitterMilliseconds {
           out.sample(
-            "netquality_peer_jitter_seconds", [("peer", peer.peer), ("direction", direction)],
+            .peerJitterSeconds, [("peer", peer.peer), ("direction", direction)],
             jitter / 1000)
         }
       }
     }
-    out.family(
-      "netquality_peer_rtt_seconds", .gauge,
-      "Round trip to the peer from the capture point: RTCP LSR/DLSR (source=rtcp), or ICE checks when RTCP is encrypted (source=stun)."
-    )
+    out.family(.peerRTTSeconds)
     for peer in peers {
       if let rtt = peer.roundTripMilliseconds, let source = peer.roundTripSource {
         out.sample(
-          "netquality_peer_rtt_seconds", [("peer", peer.peer), ("source", source.rawValue)],
+          .peerRTTSeconds, [("peer", peer.peer), ("source", source.rawValue)],
           rtt / 1000)
       }
     }
-    out.family(
-      "netquality_peer_connection_state", .gauge, "1 for the peer's current connection state.")
+    out.family(.peerConnectionState)
     for peer in peers {
       for state in ConnectionState.allCases {
         out.sample(
-          "netquality_peer_connection_state", [("peer", peer.peer), ("state", state.rawValue)],
+          .peerConnectionState, [("peer", peer.peer), ("state", state.rawValue)],
           peer.state == state ? 1 : 0)
       }
     }
-    out.family(
-      "netquality_peer_received_packets_total", .counter, "RTP packets received from the peer.")
+    out.family(.peerReceivedPacketsTotal)
     for peer in peers {
       out.sample(
-        "netquality_peer_received_packets_total", [("peer", peer.peer)], Double(peer.rxPacketsTotal)
+        .peerReceivedPacketsTotal, [("peer", peer.peer)], Double(peer.rxPacketsTotal)
       )
     }
-    out.family(
-      "netquality_peer_lost_packets_total", .counter,
-      "RTP packets from the peer that never arrived.")
+    out.family(.peerLostPacketsTotal)
     for peer in peers {
       out.sample(
-        "netquality_peer_lost_packets_total", [("peer", peer.peer)], Double(peer.rxLostTotal))
+        .peerLostPacketsTotal, [("peer", peer.peer)], Double(peer.rxLostTotal))
     }
-    out.family("netquality_peer_sent_packets_total", .counter, "RTP packets sent to the peer.")
+    out.family(.peerSentPacketsTotal)
     for peer in peers {
       out.sample(
-        "netquality_peer_sent_packets_total", [("peer", peer.peer)], Double(peer.txPacketsTotal))
+        .peerSentPacketsTotal, [("peer", peer.peer)], Double(peer.txPacketsTotal))
     }
-    out.family(
-      "netquality_peer_retransmitted_packets_total", .counter,
-      "RFC 4588 retransmissions (rx from the peer, tx to it), outside the media packet counts.")
+    out.family(.peerRetransmittedPacketsTotal)
     for peer in peers {
       for (direction, total) in [
         ("rx", peer.rxRetransmittedTotal), ("tx", peer.txRetransmittedTotal),
       ] {
         out.sample(
-          "netquality_peer_retransmitted_packets_total",
+          .peerRetransmittedPacketsTotal,
           [("peer", peer.peer), ("direction", direction)], Double(total))
       }
     }
-    out.family(
-      "netquality_peer_fec_packets_total", .counter,
-      "Forward error correction packets from the peer on streams of their own (ULPFEC, FlexFEC).")
+    out.family(.peerFECPacketsTotal)
     for peer in peers {
       out.sample(
-        "netquality_peer_fec_packets_total", [("peer", peer.peer)], Double(peer.rxFECTotal))
+        .peerFECPacketsTotal, [("peer", peer.peer)], Double(peer.rxFECTotal))
     }
   }
 
@@ -283,120 +250,102 @@ public struct PrometheusExposition {
         ("ssrc", SSRCFormat.text(stream.key.ssrc)), ("direction", stream.direction.rawValue),
       ]
     }
-    out.family(
-      "netquality_stream_loss_ratio", .gauge, "Loss of the last window, per stream (opt-in).")
+    out.family(.streamLossRatio)
     for stream in shown {
-      out.sample("netquality_stream_loss_ratio", labels(stream), stream.lossRatio)
+      out.sample(.streamLossRatio, labels(stream), stream.lossRatio)
     }
-    out.family(
-      "netquality_stream_jitter_seconds", .gauge, "RFC 3550 jitter of the last window, per stream.")
+    out.family(.streamJitterSeconds)
     for stream in shown {
       if let jitter = stream.jitterMilliseconds {
-        out.sample("netquality_stream_jitter_seconds", labels(stream), jitter / 1000)
+        out.sample(.streamJitterSeconds, labels(stream), jitter / 1000)
       }
     }
-    out.family("netquality_stream_packets_total", .counter, "RTP packets of the stream.")
+    out.family(.streamPacketsTotal)
     for stream in shown {
-      out.sample("netquality_stream_packets_total", labels(stream), Double(stream.packetsTotal))
+      out.sample(.streamPacketsTotal, labels(stream), Double(stream.packetsTotal))
     }
-    out.family(
-      "netquality_stream_series_dropped", .gauge,
-      "Streams left out of the per-stream series by the cap.")
-    out.sample("netquality_stream_series_dropped", [], Double(streams.count - shown.count))
+    out.family(.streamSeriesDropped)
+    out.sample(.streamSeriesDropped, [], Double(streams.count - shown.count))
   }
 
   private func interfaceMetrics(into out: inout Writer) {
-    out.family("netquality_capture_up", .gauge, "Whether the capture on the interface is running.")
+    out.family(.captureUp)
     for interface in interfaces {
       out.sample(
-        "netquality_capture_up", [("interface", interface.name)], interface.capturing ? 1 : 0)
+        .captureUp, [("interface", interface.name)], interface.capturing ? 1 : 0)
     }
-    out.family(
-      "netquality_link_up", .gauge, "Whether the interface has its link (operstate and carrier).")
+    out.family(.linkUp)
     for interface in interfaces {
       if let up = interface.linkUp {
-        out.sample("netquality_link_up", [("interface", interface.name)], up ? 1 : 0)
+        out.sample(.linkUp, [("interface", interface.name)], up ? 1 : 0)
       }
     }
-    out.family(
-      "netquality_capture_received_packets_total", .counter,
-      "Packets the capture received (pcap_stats ps_recv).")
+    out.family(.captureReceivedPacketsTotal)
     for interface in interfaces {
       out.sample(
-        "netquality_capture_received_packets_total", [("interface", interface.name)],
+        .captureReceivedPacketsTotal, [("interface", interface.name)],
         Double(interface.receivedPackets))
     }
-    out.family(
-      "netquality_capture_dropped_packets_total", .counter,
-      "Packets the kernel dropped for want of buffer (pcap_stats ps_drop): capture loss, not network loss."
-    )
+    out.family(.captureDroppedPacketsTotal)
     for interface in interfaces {
       out.sample(
-        "netquality_capture_dropped_packets_total", [("interface", interface.name)],
+        .captureDroppedPacketsTotal, [("interface", interface.name)],
         Double(interface.droppedPackets))
     }
-    out.family(
-      "netquality_capture_interface_dropped_packets_total", .counter,
-      "Packets the interface or driver dropped (pcap_stats ps_ifdrop).")
+    out.family(.captureInterfaceDroppedPacketsTotal)
     for interface in interfaces {
       out.sample(
-        "netquality_capture_interface_dropped_packets_total", [("interface", interface.name)],
+        .captureInterfaceDroppedPacketsTotal, [("interface", interface.name)],
         Double(interface.interfaceDroppedPackets))
     }
   }
 
   private func engineMetrics(into out: inout Writer) {
-    out.family("netquality_streams", .gauge, "RTP streams tracked (validated and candidates).")
-    out.sample("netquality_streams", [], Double(trackedStreams))
-    out.family(
-      "netquality_stream_slots", .gauge,
-      "Slots of the stream table: live streams plus free slots awaiting reuse.")
-    out.sample("netquality_stream_slots", [], Double(streamSlots))
-    out.family(
-      "netquality_tick_duration_seconds", .gauge,
-      "How long the last tick took, by phase: harvest (captures held up), score, publish.")
+    out.family(.streams)
+    out.sample(.streams, [], Double(trackedStreams))
+    out.family(.streamSlots)
+    out.sample(.streamSlots, [], Double(streamSlots))
+    out.family(.tickDurationSeconds)
     for (phase, seconds) in tickDurations {
-      out.sample("netquality_tick_duration_seconds", [("phase", phase)], seconds)
+      out.sample(.tickDurationSeconds, [("phase", phase)], seconds)
     }
-    out.family("netquality_packets_total", .counter, "Frames handed to the engine.")
-    out.sample("netquality_packets_total", [], Double(capture.frames))
-    out.family("netquality_rtcp_packets_total", .counter, "RTCP compound packets seen.")
-    out.sample("netquality_rtcp_packets_total", [], Double(capture.rtcpPackets))
-    out.family(
-      "netquality_decode_errors_total", .counter, "Malformed frames and packets, by reason.")
-    for (reason, count) in capture.decodeErrors.sorted(by: { $0.key < $1.key }) {
-      out.sample("netquality_decode_errors_total", [("reason", reason)], Double(count))
+    out.family(.packetsTotal)
+    out.sample(.packetsTotal, [], Double(capture.frames))
+    out.family(.rtcpPacketsTotal)
+    out.sample(.rtcpPacketsTotal, [], Double(capture.rtcpPackets))
+    // Every reason, 0 until it happens, so that rate() and increase() see the first error
+    // (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics).
+    out.family(.decodeErrorsTotal)
+    for reason in MalformedReason.allCases {
+      out.sample(
+        .decodeErrorsTotal, [("reason", reason.rawValue)],
+        Double(capture.decodeErrors[reason.rawValue] ?? 0))
     }
-    out.family("netquality_truncated_packets_total", .counter, "Frames cut by the snap length.")
-    out.sample("netquality_truncated_packets_total", [], Double(capture.truncated))
-    out.family(
-      "netquality_capture_clock_steps_total", .counter,
-      "Times the packet timestamps stepped back more than 1 s and the analysis followed.")
-    out.sample("netquality_capture_clock_steps_total", [], Double(capture.clockSteps))
-    out.family(
-      "netquality_capture_out_of_order_timestamps_total", .counter,
-      "Single packets stamped more than 1 s behind their neighbours, placed in arrival order.")
+    out.family(.truncatedPacketsTotal)
+    out.sample(.truncatedPacketsTotal, [], Double(capture.truncated))
+    out.family(.captureClockStepsTotal)
+    out.sample(.captureClockStepsTotal, [], Double(capture.clockSteps))
+    out.family(.captureOutOfOrderTimestampsTotal)
     out.sample(
-      "netquality_capture_out_of_order_timestamps_total", [], Double(capture.outOfOrderTimestamps))
+      .captureOutOfOrderTimestampsTotal, [], Double(capture.outOfOrderTimestamps))
   }
 }
 
-/// Builds exposition text: families with HELP and TYPE, samples with escaped labels.
+/// Builds exposition text: families with HELP and TYPE, samples with escaped labels. Only
+/// families of the catalogue (`MetricCatalogue.swift`) can be written.
 struct Writer {
-  enum Kind: String {
-    case gauge, counter, histogram
-  }
-
   private(set) var text = ""
 
   /// Text another writer rendered (a cached section).
   mutating func append(_ section: String) { text += section }
 
-  mutating func family(_ name: String, _ kind: Kind, _ help: String) {
-    text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
+  mutating func family(_ family: MetricFamily) { text += family.header }
+
+  mutating func sample(_ family: MetricFamily, _ labels: [(String, String)], _ value: Double) {
+    sample(named: family.name, labels, value)
   }
 
-  mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
+  private mutating func sample(named name: String, _ labels: [(String, String)], _ value: Double) {
     text += name
     if !labels.isEmpty {
       text += "{"
@@ -410,16 +359,38 @@ struct Writer {
   }
 
   /// A histogram's samples: cumulative `_bucket`s by `le` (the last +Inf), `_sum`, `_count`.
-  mutating func histogram(_ name: String, _ labels: [(String, String)], _ histogram: DelayHistogram)
-  {
+  mutating func histogram(
+    _ family: MetricFamily, _ labels: [(String, String)], _ histogram: DelayHistogram
+  ) {
     let cumulative = histogram.cumulativeCounts
     for (index, count) in cumulative.enumerated() {
       let bound =
         index < histogram.boundsSeconds.count ? Self.number(histogram.boundsSeconds[index]) : "+Inf"
-      sample(name + "_bucket", labels + [("le", bound)], Double(count))
+      sample(named: family.bucketName, labels + [("le", bound)], Double(count))
     }
-    sample(name + "_sum", labels, histogram.sumSeconds)
-    sample(name + "_count", labels, Double(cumulative.last ?? 0))
+    sample(named: family.sumName, labels, histogram.sumSeconds)
+    sample(named: family.countName, labels, Double(cumulative.last ?? 0))
+  }
+
+  /// A histogram of `values` over `bounds`: cumulative `_bucket`s by `le` (the last +Inf),
+  /// `_sum`, `_count`.
+  mutating func buckets(
+    _ family: MetricFamily, _ labels: [(String, String)], _ bounds: [Double], _ values: [Double]
+  ) {
+    var counts = [Int](repeating: 0, count: bounds.count + 1)
+    var sum = 0.0
+    for value in values {
+      counts[bounds.firstIndex { value <= $0 } ?? bounds.count] += 1
+      sum += value
+    }
+    var cumulative = 0
+    for (index, count) in counts.enumerated() {
+      cumulative += count
+      let bound = index < bounds.count ? Self.number(bounds[index]) : "+Inf"
+      sample(named: family.bucketName, labels + [("le", bound)], Double(cumulative))
+    }
+    sample(named: family.sumName, labels, sum)
+    sample(named: family.countName, labels, Double(values.count))
   }
 
   /// Label values escape backslash, double quote and line feed (exposition format 0.0.4).

@@ -7,8 +7,9 @@ final class PrometheusExpositionTests: XCTestCase {
   func testLabelValuesAreEscaped() {
     XCTAssertEqual(Writer.escapeLabel(#"a\b"c"# + "\nd"), #"a\\b\"c\nd"#)
     var writer = Writer()
-    writer.family("netquality_x", .gauge, "help with \\ and\nnewline")
-    writer.sample("netquality_x", [("peer", "odd\"name")], 0.25)
+    let family = MetricFamily.gauge("netquality_x", "help with \\ and\nnewline")
+    writer.family(family)
+    writer.sample(family, [("peer", "odd\"name")], 0.25)
     XCTAssertEqual(
       writer.text,
       "# HELP netquality_x help with \\\\ and\\nnewline\n# TYPE netquality_x gauge\nnetquality_x{peer=\"odd\\\"name\"} 0.25\n"
@@ -50,5 +51,20 @@ final class PrometheusExpositionTests: XCTestCase {
     XCTAssertTrue(
       text.contains("netquality_capture_interface_dropped_packets_total{interface=\"eth0\"} 1\n"))
     XCTAssertTrue(text.contains("netquality_link_up{interface=\"eth0\"} 1\n"))
+  }
+}
+
+extension PrometheusExpositionTests {
+  /// Every decode-error reason is a series from the start, so a rate sees the first error.
+  func testEveryDecodeErrorReasonIsExportedFromZero() {
+    var exposition = PrometheusExposition()
+    exposition.capture.decodeErrors = ["rtp_header": 3]
+    let text = exposition.render(previousRenderSeconds: nil)
+    let lines = text.split(separator: "\n").filter {
+      $0.hasPrefix("netquality_decode_errors_total{")
+    }
+    XCTAssertEqual(lines.count, MalformedReason.allCases.count)
+    XCTAssertTrue(lines.contains("netquality_decode_errors_total{reason=\"rtp_header\"} 3"))
+    XCTAssertTrue(lines.contains("netquality_decode_errors_total{reason=\"ip_length\"} 0"))
   }
 }

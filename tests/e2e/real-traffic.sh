@@ -48,8 +48,7 @@ add rule netdev nqloss egress udp dport 5005 drop'
     | nft_sender -f -
 }
 
-# Runs a G.711 call for the phases given as "seconds:loss-percent" and captures it. No `-e`:
-# with it gst-launch waits for an end-of-stream a live udpsrc never sends.
+# Runs a G.711 call for the phases given as "seconds:loss-percent" and captures it.
 call() {
   local name=$1
   shift
@@ -65,22 +64,10 @@ call() {
   local tcpdump=$!
   pids+=("$tcpdump")
   wait_until 10 "tcpdump to listen" grep -q "listening on" "$work/$name.tcpdump"
-  spawn ip netns exec "$receiver" gst-launch-1.0 -q rtpbin name=rtpbin \
-    rtpsession0::rtcp-min-interval=1000000000 \
-    udpsrc port=5004 caps="application/x-rtp,media=audio,clock-rate=8000,encoding-name=PCMU,payload=0" \
-    ! rtpbin.recv_rtp_sink_0 rtpbin. ! rtppcmudepay ! mulawdec ! audioconvert ! fakesink \
-    udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 \
-    rtpbin.send_rtcp_src_0 ! udpsink host=$subnet.1 port=5005 sync=false async=false \
-    >"$work/$name.receiver" 2>&1
+  spawn_call_receiver "$work/$name.receiver"
   local receiver_pid=$!
   pids+=("$receiver_pid")
-  spawn ip netns exec "$sender" gst-launch-1.0 -q rtpbin name=rtpbin \
-    rtpsession0::rtcp-min-interval=1000000000 \
-    audiotestsrc is-live=true samplesperbuffer=160 ! audioconvert ! audioresample \
-    ! audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay ! rtpbin.send_rtp_sink_0 \
-    rtpbin.send_rtp_src_0 ! udpsink host=$subnet.2 port=5004 \
-    rtpbin.send_rtcp_src_0 ! udpsink host=$subnet.2 port=5005 sync=false async=false \
-    udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 >"$work/$name.sender" 2>&1
+  spawn_call_sender "$work/$name.sender"
   local sender_pid=$!
   pids+=("$sender_pid")
   for phase in "$@"; do
