@@ -24,6 +24,27 @@ extension MetricFamily {
     "HTTP connections the server closed, by reason: evicted (the longest waiting, to make "
       + "room at the cap), refused (every slot busy), timeout (no request in time).")
 
+  // MARK: The web configuration (--web.config.file)
+
+  public static let httpSecurityInfo = gauge(
+    "netquality_http_security_info", labels: ["tls", "client_auth", "basic_auth"],
+    "The web configuration in effect (--web.config.file): TLS, client certificates, basic "
+      + "auth; always 1.")
+  public static let httpAuthFailuresTotal = counter(
+    "netquality_http_auth_failures_total", labels: ["reason"],
+    "Requests refused 401 by basic auth: missing (no credentials) or invalid (a wrong user "
+      + "or password).")
+  public static let httpAuthBcryptChecksTotal = counter(
+    "netquality_http_auth_bcrypt_checks_total",
+    "Credentials checked with bcrypt (each new user and password once; then cached).")
+  public static let httpRateLimitedTotal = counter(
+    "netquality_http_rate_limited_total",
+    "Requests refused 429 by the web configuration's rate_limit.")
+  public static let httpTLSHandshakeFailuresTotal = counter(
+    "netquality_http_tls_handshake_failures_total",
+    "Connections whose TLS handshake failed: plain HTTP to the TLS port, a missing or "
+      + "unverified client certificate, no common version or cipher.")
+
   // MARK: The tick: host levels and alerts
 
   public static let lastTickTimestampSeconds = gauge(
@@ -284,6 +305,8 @@ public enum MetricCatalogue {
   public static let families: [MetricFamily] = [
     .buildInfo, .configLastReloadSuccessful, .configLastReloadSuccessTimestampSeconds,
     .scrapeDurationSeconds, .httpConnections, .httpConnectionsClosedTotal,
+    .httpSecurityInfo, .httpAuthFailuresTotal, .httpAuthBcryptChecksTotal,
+    .httpRateLimitedTotal, .httpTLSHandshakeFailuresTotal,
     .lastTickTimestampSeconds, .hostQualityLevel, .firingAlerts, .alertsFiring,
     .peerQualityLevel, .peerMOS, .peerLossRatio, .peerJitterSeconds, .peerRTTSeconds,
     .peerConnectionState, .peerReceivedPacketsTotal, .peerLostPacketsTotal,

@@ -31,39 +31,21 @@ extension PrometheusExposition {
 
   func webMetrics(into out: inout Writer) {
     guard let web else { return }
-    out.family(
-      "netquality_http_security_info", .gauge,
-      "The web configuration in effect (--web.config.file): TLS, client certificates, basic "
-        + "auth; always 1.")
+    out.family(.httpSecurityInfo)
     out.sample(
-      "netquality_http_security_info",
+      .httpSecurityInfo,
       [
         ("tls", web.tls ? "on" : "off"), ("client_auth", web.clientAuth),
         ("basic_auth", web.basicAuth ? "on" : "off"),
       ], 1)
-    out.family(
-      "netquality_http_auth_failures_total", .counter,
-      "Requests refused 401 by basic auth: missing (no credentials) or invalid (a wrong user "
-        + "or password).")
-    out.sample(
-      "netquality_http_auth_failures_total", [("reason", "missing")],
-      Double(web.missingCredentials))
-    out.sample(
-      "netquality_http_auth_failures_total", [("reason", "invalid")],
-      Double(web.invalidCredentials))
-    out.family(
-      "netquality_http_auth_bcrypt_checks_total", .counter,
-      "Credentials checked with bcrypt (each new user and password once; then cached).")
-    out.sample("netquality_http_auth_bcrypt_checks_total", [], Double(web.bcryptChecks))
-    out.family(
-      "netquality_http_rate_limited_total", .counter,
-      "Requests refused 429 by the web configuration's rate_limit.")
-    out.sample("netquality_http_rate_limited_total", [], Double(web.rateLimited))
-    out.family(
-      "netquality_http_tls_handshake_failures_total", .counter,
-      "Connections whose TLS handshake failed: plain HTTP to the TLS port, a missing or "
-        + "unverified client certificate, no common version or cipher.")
-    out.sample(
-      "netquality_http_tls_handshake_failures_total", [], Double(web.tlsHandshakeFailures))
+    out.family(.httpAuthFailuresTotal)
+    out.sample(.httpAuthFailuresTotal, [("reason", "missing")], Double(web.missingCredentials))
+    out.sample(.httpAuthFailuresTotal, [("reason", "invalid")], Double(web.invalidCredentials))
+    out.family(.httpAuthBcryptChecksTotal)
+    out.sample(.httpAuthBcryptChecksTotal, [], Double(web.bcryptChecks))
+    out.family(.httpRateLimitedTotal)
+    out.sample(.httpRateLimitedTotal, [], Double(web.rateLimited))
+    out.family(.httpTLSHandshakeFailuresTotal)
+    out.sample(.httpTLSHandshakeFailuresTotal, [], Double(web.tlsHandshakeFailures))
   }
 }

@@ -72,6 +72,9 @@ final class MetricCatalogueTests: XCTestCase {
       maintenanceSecondsSum: 0, databaseBytes: 4096, queueLength: 0, healthy: true)
     exposition.storageErrorKinds = ["disk_full"]
     exposition.dashboard = .init(failedWrites: 0, rotations: 0, rotationFailures: 0)
+    exposition.web = .init(
+      tls: true, clientAuth: "NoClientCert", basicAuth: true, missingCredentials: 1,
+      invalidCredentials: 2, bcryptChecks: 3, rateLimited: 0, tlsHandshakeFailures: 4)
     return exposition
   }
 
