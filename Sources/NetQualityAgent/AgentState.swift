@@ -20,6 +20,8 @@ public final class AgentState: Sendable {
   let dashboardCounters = DashboardOutput.Counters()
   /// The history recorder, when storage is on (set once at start).
   let history: HistoryRecorder?
+  /// The Alertmanager notifier, when `alertmanager.url(s)` is set (set once at start).
+  let alertmanager: AlertmanagerNotifier?
 
   /// The latest tick and the capture side's figures, as the HTTP server renders them.
   struct Published: Sendable {
@@ -44,10 +46,13 @@ public final class AgentState: Sendable {
   }
 
   /// Takes over `engine`'s two halves.
-  public init(engine: Engine, history: HistoryRecorder? = nil) {
+  public init(
+    engine: Engine, history: HistoryRecorder? = nil, alertmanager: AlertmanagerNotifier? = nil
+  ) {
     capture = Mutex(engine.analyzer)
     scorer = Mutex(engine.scorer)
     self.history = history
+    self.alertmanager = alertmanager
   }
 
   /// Applies reloaded settings to both halves (see `Engine.reconfigure`).

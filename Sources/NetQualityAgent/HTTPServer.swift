@@ -160,6 +160,7 @@ enum HTTPServer {
         databaseBytes: counters.databaseBytes, queueLength: counters.queueLength,
         healthy: counters.fault == nil)
     }
+    exposition.alertmanager = state.alertmanager?.counters.figures
     var body = exposition.render(previousRenderSeconds: previous, tickSection: tickSection)
     var headers: HTTPFields = [.contentType: PrometheusExposition.contentType]
     headers[.vary] = "Accept-Encoding"

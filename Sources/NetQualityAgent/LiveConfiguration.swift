@@ -73,6 +73,7 @@ public final class LiveConfiguration: Sendable {
     effective.listenPort = started.listenPort
     effective.storagePath = started.storagePath
     effective.storage = started.storage
+    effective.alertmanager = started.alertmanager
     let changed = ConfigurationKeys.changed(from: current, to: effective)
     let dashboard: DashboardOutput?
     do {
@@ -108,6 +109,8 @@ public final class LiveConfiguration: Sendable {
   private func apply(_ configuration: AgentConfiguration, dashboard: DashboardOutput?) {
     let engine = configuration.engineConfiguration(interfaceNetworks: interfaceNetworks)
     state.reconfigure(engine)
+    state.alertmanager?.reconfigure(
+      rules: engine.alertRules, tickIntervalSeconds: engine.tickIntervalSeconds)
     state.dashboard.withLock { $0 = dashboard }
     running.withLock { $0 = configuration }
     state.update { published in

@@ -68,6 +68,7 @@ public struct PrometheusExposition {
   /// The kinds of storage errors, each exported (0 until it happens).
   public var storageErrorKinds: [String] = []
   public var dashboard: DashboardFigures?
+  public var alertmanager: AlertmanagerFigures?
 
   public init() {}
 
@@ -87,6 +88,7 @@ public struct PrometheusExposition {
     reflectorMetrics(into: &out)
     storageMetrics(into: &out, errorKinds: storageErrorKinds)
     dashboardMetrics(into: &out)
+    alertmanagerMetrics(into: &out)
 
     out.family(
       "netquality_config_last_reload_successful", .gauge,
