@@ -26,6 +26,7 @@ stages=(
   "e2e-history-faults|300|tests/e2e/history-faults.sh"
   "e2e-real-traffic|600|tests/e2e/real-traffic.sh"
   "e2e-agent-prometheus|300|tests/e2e/agent-prometheus.sh"
+  "e2e-agent-alertmanager|180|tests/e2e/agent-alertmanager.sh"
   "e2e-http-limits|300|tests/e2e/http-limits.sh"
   "e2e-top-tmux|180|tests/e2e/top-tmux.sh"
   "e2e-real-clients-sip|420|tests/e2e/real-clients-sip.sh"
