@@ -191,6 +191,21 @@ final class AlertmanagerNotifierTests: XCTestCase {
       warnings.first?.1 ?? "")
   }
 
+  func testAlertsGoInBatchesOf256() async throws {
+    let server = FakeAlertmanager()
+    try await server.serve { port in
+      let notifier = try Self.notifier(ports: [port], lines: Lines(), queueCapacity: 1000)
+      notifier.start()
+      let firing = (0..<300).map { Schedule.alert("10.1.\($0 / 256).\($0 % 256)") }
+      notifier.publish(firing: firing, events: [], at: Schedule.at(0))
+      let arrived = await server.waitForRequests(2, within: 5)
+      XCTAssertTrue(arrived)
+      XCTAssertTrue(notifier.stop(deadline: Date().addingTimeInterval(5)))
+      XCTAssertEqual(server.requests.map(\.count), [256, 44])
+      XCTAssertEqual(notifier.counters.targets.first?.sent, 300)
+    }
+  }
+
   func testOneAlertmanagerOfTwoIsEnough() async throws {
     let server = FakeAlertmanager()
     let closed = try await FakeAlertmanager.closedPort()

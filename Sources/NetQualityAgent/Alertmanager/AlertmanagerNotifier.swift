@@ -19,9 +19,9 @@ public final class AlertmanagerNotifier: Sendable {
     var resendIntervalSeconds: Double
     var queueCapacity: Int
     var context: AlertmanagerPayload.Context
-    /// Alerts per request. 64: Prometheus' notifier `maxBatchSize`
+    /// Alerts per request. 256: Prometheus' notifier `DefaultMaxBatchSize`
     /// (https://github.com/prometheus/prometheus/blob/main/notifier/notifier.go).
-    var batchSize = 64
+    var batchSize = 256
     /// The first wait after a failure (see `AlertmanagerBackoff`).
     var backoffInitialSeconds = 1.0
 
