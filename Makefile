@@ -38,16 +38,19 @@ build:
 	swift build
 
 clean:
-	rm -rf .build .build-fuzz bench-out
+	rm -rf .build .build-fuzz .build-install bench-out
 
-# Installation (docs/install.md): PREFIX and DESTDIR as usual, CONFIGURATION=debug to install
-# the debug build (what CI checks, to spare a release build).
+# Installation (docs/install.md): PREFIX and DESTDIR as usual; CONFIGURATION=debug installs a
+# debug build.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/netquality
 SYSCONFDIR ?= /etc
 UNITDIR ?= /etc/systemd/system
 CONFIGURATION ?= release
+# A build directory of its own: objects built for a static Swift runtime cannot be linked
+# against the shared one, so sharing .build would break the next `swift build`.
+INSTALL_BUILD := .build-install
 CONFIG_FILE := $(SYSCONFDIR)/netquality/netquality.yaml
 RULES := $(filter-out %-test.yml,$(wildcard config/rules/*.yml))
 DASHBOARDS := $(wildcard dashboards/*.json dashboards/README.md)
@@ -60,10 +63,11 @@ DOCS := $(wildcard docs/*.md)
 # the Prometheus rules, Grafana dashboards and docs under DATADIR.
 install:
 	@scripts/bootstrap.sh
-	swift build -c $(CONFIGURATION) --product netquality --static-swift-stdlib
+	swift build -c $(CONFIGURATION) --product netquality --static-swift-stdlib \
+		--scratch-path $(INSTALL_BUILD)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/netquality $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(DATADIR)/docs
-	install -m 0755 .build/$(CONFIGURATION)/netquality $(DESTDIR)$(BINDIR)/netquality
+	install -m 0755 $(INSTALL_BUILD)/$(CONFIGURATION)/netquality $(DESTDIR)$(BINDIR)/netquality
 	@if [ -e $(DESTDIR)$(CONFIG_FILE) ]; then \
 		install -m 0644 config/netquality.yaml $(DESTDIR)$(CONFIG_FILE).new; \
 		echo "kept $(DESTDIR)$(CONFIG_FILE); the shipped example is $(DESTDIR)$(CONFIG_FILE).new"; \

@@ -31,8 +31,8 @@ stages=(
   "e2e-top-tmux|180|tests/e2e/top-tmux.sh"
   "e2e-real-clients-sip|420|tests/e2e/real-clients-sip.sh"
   "e2e-real-clients-webrtc|360|tests/e2e/real-clients-webrtc.sh"
-  "install|300|scripts/check-install.sh"
-  "e2e-systemd-unit|180|tests/e2e/systemd-unit.sh"
+  "install|900|scripts/check-install.sh"
+  "e2e-systemd-unit|600|tests/e2e/systemd-unit.sh"
   "fuzz|600|scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
 )
 

@@ -84,19 +84,9 @@ agent_pid=$!
 pids+=($agent_pid)
 am ready http://127.0.0.1:19472/-/ready 30 || { cat "$work/agent.log"; exit 1; }
 
-spawn ip netns exec "$receiver" gst-launch-1.0 -q rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
-  udpsrc port=5004 caps="application/x-rtp,media=audio,clock-rate=8000,encoding-name=PCMU,payload=0" \
-  ! rtpbin.recv_rtp_sink_0 rtpbin. ! rtppcmudepay ! mulawdec ! audioconvert ! fakesink \
-  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 \
-  rtpbin.send_rtcp_src_0 ! udpsink host=$peer port=5005 sync=false async=false \
-  >"$work/receiver.log" 2>&1
+spawn_call_receiver "$work/receiver.log"
 pids+=($!)
-spawn ip netns exec "$sender" gst-launch-1.0 -q rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
-  audiotestsrc is-live=true samplesperbuffer=160 ! audioconvert ! audioresample \
-  ! audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay ! rtpbin.send_rtp_sink_0 \
-  rtpbin.send_rtp_src_0 ! udpsink host=$subnet.2 port=5004 \
-  rtpbin.send_rtcp_src_0 ! udpsink host=$subnet.2 port=5005 sync=false async=false \
-  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 >"$work/sender.log" 2>&1
+spawn_call_sender "$work/sender.log"
 pids+=($!)
 
 metric() { am metric "$1"; }

@@ -6,6 +6,7 @@
 #   receiver: $receiver, interface ${tag}vb, address $subnet.2
 # Loss is made in an nftables netdev table `nqloss` on the sender's egress: a drop in the
 # receiver's input hook would come after a capture point there and the capture would show none.
+# spawn_call_receiver and spawn_call_sender start a G.711 call with RTCP both ways between them.
 
 sender=${tag}a
 receiver=${tag}b
@@ -33,3 +34,26 @@ ip -n "$receiver" link set "${tag}vb" up
 nft_sender() { ip netns exec "$sender" nft "$@"; }
 nft_sender add table netdev nqloss
 nft_sender add chain netdev nqloss egress "{ type filter hook egress device \"${tag}va\" priority 0; }"
+
+# The two ends of a G.711 call from the sender to the receiver, GStreamer's rtpbin at both: RTP
+# to port 5004, RTCP both ways on 5005 (about one report a second). Each writes its output to
+# LOG; $! is its pid afterwards. No `-e`: with it gst-launch waits for an end-of-stream a live
+# udpsrc never sends.
+spawn_call_receiver() {  # LOG
+  spawn ip netns exec "$receiver" gst-launch-1.0 -q rtpbin name=rtpbin \
+    rtpsession0::rtcp-min-interval=1000000000 \
+    udpsrc port=5004 caps="application/x-rtp,media=audio,clock-rate=8000,encoding-name=PCMU,payload=0" \
+    ! rtpbin.recv_rtp_sink_0 rtpbin. ! rtppcmudepay ! mulawdec ! audioconvert ! fakesink \
+    udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 \
+    rtpbin.send_rtcp_src_0 ! udpsink host="$subnet.1" port=5005 sync=false async=false \
+    >"$1" 2>&1
+}
+spawn_call_sender() {  # LOG
+  spawn ip netns exec "$sender" gst-launch-1.0 -q rtpbin name=rtpbin \
+    rtpsession0::rtcp-min-interval=1000000000 \
+    audiotestsrc is-live=true samplesperbuffer=160 ! audioconvert ! audioresample \
+    ! audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay ! rtpbin.send_rtp_sink_0 \
+    rtpbin.send_rtp_src_0 ! udpsink host="$subnet.2" port=5004 \
+    rtpbin.send_rtcp_src_0 ! udpsink host="$subnet.2" port=5005 sync=false async=false \
+    udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 >"$1" 2>&1
+}

@@ -29,10 +29,10 @@ sysfs=$(mktemp -d)
 trap 'cleanup; umount "$sysfs" 2>/dev/null || true; rmdir "$sysfs"' EXIT
 nsenter --net="/run/netns/$receiver" mount -t sysfs "$tag" "$sysfs"
 
-# The installed tree: the debug build (the release build is what `make install` does by
-# default; the files and the unit are the same).
+# The installed tree, as `make install` makes it (its release build is in .build-install, made
+# by the install stage before this one).
 root=$work/root
-run_for 900 make --no-print-directory install DESTDIR="$root" CONFIGURATION=debug >/dev/null
+run_for 900 make --no-print-directory install DESTDIR="$root" >/dev/null
 cat >"$root/etc/netquality/netquality.yaml" <<YAML
 interfaces: [${tag}vb]
 local_networks: [$subnet.2/32]
@@ -77,19 +77,9 @@ init=$(container_init)
 inside() { nsenter -t "$init" -m -u -i -n -p "$@"; }
 systemctl_in() { inside systemctl "$@"; }
 
-spawn ip netns exec "$receiver" gst-launch-1.0 -q rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
-  udpsrc port=5004 caps="application/x-rtp,media=audio,clock-rate=8000,encoding-name=PCMU,payload=0" \
-  ! rtpbin.recv_rtp_sink_0 rtpbin. ! rtppcmudepay ! mulawdec ! audioconvert ! fakesink \
-  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 \
-  rtpbin.send_rtcp_src_0 ! udpsink host=$peer port=5005 sync=false async=false \
-  >"$work/receiver.log" 2>&1
+spawn_call_receiver "$work/receiver.log"
 pids+=($!)
-spawn ip netns exec "$sender" gst-launch-1.0 -q rtpbin name=rtpbin rtpsession0::rtcp-min-interval=1000000000 \
-  audiotestsrc is-live=true samplesperbuffer=160 ! audioconvert ! audioresample \
-  ! audio/x-raw,rate=8000,channels=1 ! mulawenc ! rtppcmupay ! rtpbin.send_rtp_sink_0 \
-  rtpbin.send_rtp_src_0 ! udpsink host=$subnet.2 port=5004 \
-  rtpbin.send_rtcp_src_0 ! udpsink host=$subnet.2 port=5005 sync=false async=false \
-  udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0 >"$work/sender.log" 2>&1
+spawn_call_sender "$work/sender.log"
 pids+=($!)
 
 run_for 60 nsenter -t "$init" -m -u -i -n -p systemctl enable --now netquality 2>/dev/null || true
