@@ -185,10 +185,11 @@ final class AlertmanagerNotifierTests: XCTestCase {
       notifier.stop(deadline: Date().addingTimeInterval(2)), "the final flush cannot deliver")
     let warnings = lines.all.filter { $0.0 == .warning }
     XCTAssertEqual(warnings.count, 1, "one line however many retries: \(lines.all)")
-    XCTAssertTrue(
-      warnings.first?.1.hasPrefix(
-        "alertmanager http://127.0.0.1:\(port): cannot deliver alerts: cannot connect: ") ?? false,
-      warnings.first?.1 ?? "")
+    XCTAssertEqual(
+      warnings.first?.1,
+      "alertmanager http://127.0.0.1:\(port): cannot deliver alerts: cannot connect: "
+        + "127.0.0.1:\(port): Connection refused; retrying with backoff up to 30 s, 3 alerts "
+        + "queued at most")
   }
 
   func testAlertsGoInBatchesOf256() async throws {
@@ -203,6 +204,29 @@ final class AlertmanagerNotifierTests: XCTestCase {
       XCTAssertTrue(notifier.stop(deadline: Date().addingTimeInterval(5)))
       XCTAssertEqual(server.requests.map(\.count), [256, 44])
       XCTAssertEqual(notifier.counters.targets.first?.sent, 300)
+    }
+  }
+
+  func testAReloadsRulesDescribeTheAlertsFromThenOn() async throws {
+    let server = FakeAlertmanager()
+    try await server.serve { port in
+      let notifier = try Self.notifier(ports: [port], lines: Lines())
+      notifier.start()
+      notifier.reconfigure(
+        rules: [
+          AlertRule(
+            name: "peer_disconnected", metric: .connectionState, comparison: .equal,
+            threshold: 3, forTicks: 5, severity: .critical)
+        ], tickIntervalSeconds: 1)
+      notifier.publish(firing: [Schedule.alert("10.0.0.1")], events: [], at: Schedule.at(0))
+      let arrived = await server.waitForRequests(1, within: 5)
+      XCTAssertTrue(arrived)
+      XCTAssertTrue(notifier.stop(deadline: Date().addingTimeInterval(5)))
+      let annotations = server.requests.first?.first?["annotations"] as? [String: String]
+      XCTAssertTrue(
+        annotations?["description"]?.hasPrefix(
+          "Rule peer_disconnected: state == 3 (disconnected) for 5 ticks (5 s)") ?? false,
+        annotations?["description"] ?? "")
     }
   }
 

@@ -77,21 +77,28 @@ public final class AlertmanagerNotifier: Sendable {
   private let wake = NSCondition()
 
   /// What the tick hands over: the latest firing set and the events since the thread last
-  /// looked.
+  /// looked (and a reload's rules).
   private struct Mailbox: Sendable {
     var firing: [Alert]?
     var time = CaptureTime(nanosecondsSinceEpoch: 0)
     var events: [[EngineEvent]] = []
+    var context: AlertmanagerPayload.Context?
   }
 
+  /// What the tick and the thread share, each holding the lock for a moment only.
   private struct Shared: Sendable {
     var mailbox = Mailbox()
-    var schedule: AlertmanagerSchedule
-    var queue: AlertmanagerQueue
     var counters: Counters
     var stopping = false
     var stopDeadline = Date.distantFuture
     var stopped = false
+  }
+
+  /// The thread's own: what to send when, and what waits to be sent. Never behind the lock,
+  /// so a tick never waits for the schedule's pass over the firing alerts.
+  private struct Outbox {
+    var schedule: AlertmanagerSchedule
+    var queue: AlertmanagerQueue
   }
 
   init(settings: Settings, client: HTTPPostClient = HTTPPostClient(), log: @escaping Log) {
@@ -100,9 +107,6 @@ public final class AlertmanagerNotifier: Sendable {
     self.log = log
     shared = Mutex(
       Shared(
-        schedule: AlertmanagerSchedule(
-          resendIntervalSeconds: settings.resendIntervalSeconds, context: settings.context),
-        queue: AlertmanagerQueue(capacity: settings.queueCapacity),
         counters: Counters(
           targets: settings.urls.map { TargetCounters(url: $0) },
           queueCapacity: settings.queueCapacity)))
@@ -132,9 +136,11 @@ public final class AlertmanagerNotifier: Sendable {
 
   /// A reload's alert rules and tick interval, for the descriptions of the alerts from now on.
   func reconfigure(rules: [AlertRule], tickIntervalSeconds: Double) {
-    shared.withLock {
-      $0.schedule.context.rules = rules
-      $0.schedule.context.tickIntervalSeconds = tickIntervalSeconds
+    shared.withLock { shared in
+      var context = shared.mailbox.context ?? settings.context
+      context.rules = rules
+      context.tickIntervalSeconds = tickIntervalSeconds
+      shared.mailbox.context = context
     }
   }
 
@@ -151,52 +157,54 @@ public final class AlertmanagerNotifier: Sendable {
       if !wake.wait(until: deadline) { break }
     }
     wake.unlock()
-    return shared.withLock { $0.stopped && $0.queue.isEmpty }
+    return shared.withLock { $0.stopped && $0.counters.queueLength == 0 }
   }
 
   // MARK: - The sending thread
 
   private func senderLoop() {
+    var outbox = Outbox(
+      schedule: AlertmanagerSchedule(
+        resendIntervalSeconds: settings.resendIntervalSeconds, context: settings.context),
+      queue: AlertmanagerQueue(capacity: settings.queueCapacity))
     var backoff = settings.backoff
     var retryAt = Date.distantPast
-    while !waitForWork(retryAt: retryAt) {
-      absorbMailbox()
-      while Date() >= retryAt, !shared.withLock({ $0.stopping }), let batch = nextBatch() {
-        if send(batch, timeoutSeconds: settings.timeoutSeconds) {
+    while !waitForWork(retryAt: retryAt, queued: !outbox.queue.isEmpty) {
+      absorbMailbox(into: &outbox)
+      while Date() >= retryAt, !shared.withLock({ $0.stopping }), let batch = nextBatch(outbox) {
+        if send(batch, timeoutSeconds: settings.timeoutSeconds, from: &outbox.queue) {
           backoff.succeeded()
           retryAt = .distantPast
         } else {
           retryAt = Date().addingTimeInterval(backoff.failed())
         }
-        absorbMailbox()
+        absorbMailbox(into: &outbox)
       }
     }
-    flush()
+    flush(&outbox)
     shared.withLock { $0.stopped = true }
     signal(all: true)
   }
 
   /// The final flush: what the last tick left, then every batch queued, one attempt each,
   /// each request's timeout cut to what is left before the stop's deadline.
-  private func flush() {
-    absorbMailbox()
+  private func flush(_ outbox: inout Outbox) {
+    absorbMailbox(into: &outbox)
     let deadline = shared.withLock { $0.stopDeadline }
-    while let batch = nextBatch() {
+    while let batch = nextBatch(outbox) {
       let left = deadline.timeIntervalSinceNow
-      guard left > 0.05, send(batch, timeoutSeconds: min(settings.timeoutSeconds, left)) else {
-        return
-      }
+      guard left > 0.05,
+        send(batch, timeoutSeconds: min(settings.timeoutSeconds, left), from: &outbox.queue)
+      else { return }
     }
   }
 
   /// Waits for a tick's alerts, a retry coming due, or the stop; true to stop.
-  private func waitForWork(retryAt: Date) -> Bool {
+  private func waitForWork(retryAt: Date, queued: Bool) -> Bool {
     wake.lock()
     defer { wake.unlock() }
     while true {
-      let (mail, queued, stopping) = shared.withLock {
-        ($0.mailbox.firing != nil, !$0.queue.isEmpty, $0.stopping)
-      }
+      let (mail, stopping) = shared.withLock { ($0.mailbox.firing != nil, $0.stopping) }
       if stopping { return true }
       if mail { return false }
       if queued && Date() >= retryAt { return false }
@@ -208,29 +216,36 @@ public final class AlertmanagerNotifier: Sendable {
     }
   }
 
-  /// Turns the mailbox into queued notifications.
-  private func absorbMailbox() {
-    shared.withLock { shared in
-      guard let firing = shared.mailbox.firing else { return }
-      var resolvedAt: [String: CaptureTime] = [:]
-      for events in shared.mailbox.events {
-        for event in events where event.kind == .alertResolved {
-          if let alert = event.alert { resolvedAt[alert.id] = alert.end ?? event.time }
-        }
-      }
-      let time = shared.mailbox.time
+  /// Turns the mailbox into queued notifications: the mailbox taken under the lock, the
+  /// schedule's pass made outside it.
+  private func absorbMailbox(into outbox: inout Outbox) {
+    let mailbox = shared.withLock { shared in
+      let mailbox = shared.mailbox
       shared.mailbox = Mailbox()
-      for notification in shared.schedule.due(firing: firing, resolvedAt: resolvedAt, at: time) {
-        shared.queue.push(notification)
+      return mailbox
+    }
+    if let context = mailbox.context { outbox.schedule.context = context }
+    guard let firing = mailbox.firing else { return }
+    var resolvedAt: [String: CaptureTime] = [:]
+    for events in mailbox.events {
+      for event in events where event.kind == .alertResolved {
+        if let alert = event.alert { resolvedAt[alert.id] = alert.end ?? event.time }
       }
-      shared.counters.queueLength = shared.queue.count
-      shared.counters.droppedQueueFull = shared.queue.dropped
-      shared.counters.activeAlerts = shared.schedule.activeCount
+    }
+    let due = outbox.schedule.due(firing: firing, resolvedAt: resolvedAt, at: mailbox.time)
+    for notification in due { outbox.queue.push(notification) }
+    let (length, dropped, active) = (
+      outbox.queue.count, outbox.queue.dropped, outbox.schedule.activeCount
+    )
+    shared.withLock {
+      $0.counters.queueLength = length
+      $0.counters.droppedQueueFull = dropped
+      $0.counters.activeAlerts = active
     }
   }
 
-  private func nextBatch() -> [AlertmanagerQueue.Entry]? {
-    let batch = shared.withLock { $0.queue.first(settings.batchSize) }
+  private func nextBatch(_ outbox: Outbox) -> [AlertmanagerQueue.Entry]? {
+    let batch = outbox.queue.first(settings.batchSize)
     return batch.isEmpty ? nil : batch
   }
 
@@ -244,7 +259,10 @@ public final class AlertmanagerNotifier: Sendable {
 
   /// Posts `batch` to every Alertmanager at once; true once it is off the queue (accepted by
   /// one, or refused as invalid by all).
-  private func send(_ batch: [AlertmanagerQueue.Entry], timeoutSeconds: Double) -> Bool {
+  private func send(
+    _ batch: [AlertmanagerQueue.Entry], timeoutSeconds: Double,
+    from queue: inout AlertmanagerQueue
+  ) -> Bool {
     let body = AlertmanagerPayload.body(batch.map(\.notification))
     let started = ContinuousClock.now
     let futures = settings.urls.map { url in
@@ -276,16 +294,15 @@ public final class AlertmanagerNotifier: Sendable {
       if case .rejected = $0 { return true } else { return false }
     }
     var lines: [(LogLevel, String)] = []
+    if accepted || allRejected { queue.remove(batch) }
+    let length = queue.count
     shared.withLock { shared in
       for (index, outcome) in outcomes.enumerated() {
         lines += record(
           outcome, alerts: batch.count, seconds: seconds, in: &shared.counters.targets[index])
       }
-      if accepted || allRejected {
-        shared.queue.remove(batch)
-        if !accepted { shared.counters.droppedRejected += Int64(batch.count) }
-      }
-      shared.counters.queueLength = shared.queue.count
+      if !accepted && allRejected { shared.counters.droppedRejected += Int64(batch.count) }
+      shared.counters.queueLength = length
     }
     for (level, line) in lines { log(level, line) }
     return accepted || allRejected

@@ -90,9 +90,13 @@ struct HTTPPostClient: Sendable {
   /// An error as one short line (NIO's descriptions carry the address and errno text).
   static func reason(_ error: any Error) -> String {
     if let failure = error as? Failure { return failure.description }
-    if let io = error as? IOError { return io.description }
+    if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
     if let connect = error as? NIOConnectionError {
-      let attempts = connect.connectionErrors.map { "\($0.target): \(reason($0.error))" }
+      let attempts = connect.connectionErrors.map { attempt in
+        let address = attempt.target
+        let host = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "\(address)"
+        return "\(host):\(address.port ?? connect.port): \(reason(attempt.error))"
+      }
       if let dns = connect.dnsAAAAError ?? connect.dnsAError, attempts.isEmpty {
         return "cannot resolve \(connect.host): \(dns)"
       }
