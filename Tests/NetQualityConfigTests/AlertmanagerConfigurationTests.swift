@@ -3,20 +3,7 @@ import XCTest
 
 /// The `alertmanager:` section: values, defaults, URLs, labels, and every mistake with its
 /// line.
-final class AlertmanagerConfigurationTests: XCTestCase {
-  func load(_ yaml: String) throws(ConfigurationError) -> AgentConfiguration {
-    try ConfigurationLoader.load(yaml: yaml, file: "test.yaml")
-  }
-
-  func issues(_ yaml: String) -> [String] {
-    do throws(ConfigurationError) {
-      _ = try load(yaml)
-      return []
-    } catch {
-      return error.issues.map { "\($0.line ?? 0) \($0.key): \($0.message)" }
-    }
-  }
-
+final class AlertmanagerConfigurationTests: XCTestCase, ConfigurationFixtures {
   func testOffByDefaultWithPrometheusDefaults() throws {
     let settings = try load("listen: \"127.0.0.1:9470\"\n").alertmanager
     XCTAssertFalse(settings.enabled)
