@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`.
-.PHONY: run sample test lint fuzz bench build clean
+.PHONY: run sample test lint fuzz bench build clean install uninstall
 
 SAMPLE := .build/sample.pcap
 
@@ -38,4 +38,57 @@ build:
 	swift build
 
 clean:
-	rm -rf .build .build-fuzz bench-out
+	rm -rf .build .build-fuzz .build-install bench-out
+
+# Installation (docs/install.md): PREFIX and DESTDIR as usual; CONFIGURATION=debug installs a
+# debug build.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/netquality
+SYSCONFDIR ?= /etc
+UNITDIR ?= /etc/systemd/system
+CONFIGURATION ?= release
+# A build directory of its own: objects built for a static Swift runtime cannot be linked
+# against the shared one, so sharing .build would break the next `swift build`.
+INSTALL_BUILD := .build-install
+CONFIG_FILE := $(SYSCONFDIR)/netquality/netquality.yaml
+RULES := $(filter-out %-test.yml,$(wildcard config/rules/*.yml))
+DASHBOARDS := $(wildcard dashboards/*.json dashboards/README.md)
+DOCS := $(wildcard docs/*.md)
+
+# Builds (the Swift runtime linked in statically, so the installed binary needs only libpcap,
+# libsqlite3, zlib and libstdc++ from the system, not the toolchain), then installs the binary,
+# the unit (its paths set to BINDIR and SYSCONFDIR), the
+# example configuration (never over an existing one: the new one goes beside it as .new), and
+# the Prometheus rules, Grafana dashboards and docs under DATADIR.
+install:
+	@scripts/bootstrap.sh
+	swift build -c $(CONFIGURATION) --product netquality --static-swift-stdlib \
+		--scratch-path $(INSTALL_BUILD)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/netquality $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(DATADIR)/docs
+	install -m 0755 $(INSTALL_BUILD)/$(CONFIGURATION)/netquality $(DESTDIR)$(BINDIR)/netquality
+	@if [ -e $(DESTDIR)$(CONFIG_FILE) ]; then \
+		install -m 0644 config/netquality.yaml $(DESTDIR)$(CONFIG_FILE).new; \
+		echo "kept $(DESTDIR)$(CONFIG_FILE); the shipped example is $(DESTDIR)$(CONFIG_FILE).new"; \
+	else \
+		install -m 0644 config/netquality.yaml $(DESTDIR)$(CONFIG_FILE); \
+	fi
+	sed -e 's|/usr/local/bin/netquality|$(BINDIR)/netquality|' \
+		-e 's|/etc/netquality/|$(SYSCONFDIR)/netquality/|' \
+		-e 's|/usr/local/share/netquality/|$(DATADIR)/|' \
+		config/netquality.service >$(DESTDIR)$(UNITDIR)/netquality.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/netquality.service
+	install -m 0644 $(DOCS) $(DESTDIR)$(DATADIR)/docs/
+	$(if $(RULES),install -d $(DESTDIR)$(DATADIR)/rules && install -m 0644 $(RULES) $(DESTDIR)$(DATADIR)/rules/)
+	$(if $(wildcard config/prometheus.yml),install -m 0644 config/prometheus.yml $(DESTDIR)$(DATADIR)/)
+	$(if $(DASHBOARDS),install -d $(DESTDIR)$(DATADIR)/dashboards && install -m 0644 $(DASHBOARDS) $(DESTDIR)$(DATADIR)/dashboards/)
+	@echo "installed; as root: systemctl daemon-reload && systemctl enable --now netquality"
+
+# Removes what install put in place except the configuration (and the history in
+# /var/lib/netquality): remove those by hand if you want them gone.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/netquality $(DESTDIR)$(UNITDIR)/netquality.service \
+		$(DESTDIR)$(CONFIG_FILE).new
+	rm -rf $(DESTDIR)$(DATADIR)
+	@echo "kept $(DESTDIR)$(CONFIG_FILE) and the agent's state in /var/lib/netquality"

@@ -27,11 +27,14 @@ stages=(
   "e2e-real-traffic|600|tests/e2e/real-traffic.sh"
   "e2e-agent-prometheus|300|tests/e2e/agent-prometheus.sh"
   "e2e-prometheus-kit|240|tests/e2e/prometheus-kit.sh"
+  "e2e-agent-alertmanager|180|tests/e2e/agent-alertmanager.sh"
   "e2e-http-limits|300|tests/e2e/http-limits.sh"
   "e2e-web-security|300|tests/e2e/web-security.sh"
   "e2e-top-tmux|180|tests/e2e/top-tmux.sh"
   "e2e-real-clients-sip|420|tests/e2e/real-clients-sip.sh"
   "e2e-real-clients-webrtc|360|tests/e2e/real-clients-webrtc.sh"
+  "install|900|scripts/check-install.sh"
+  "e2e-systemd-unit|600|tests/e2e/systemd-unit.sh"
   "fuzz|600|scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
 )
 

@@ -74,10 +74,11 @@ public struct Agent {
 
     let probes = try ProbeService.plan(configuration)
     let history = HistoryService.recorder(configuration, logger: logger)
+    let alertmanager = AlertmanagerService.notifier(configuration, logger: logger)
     let state = AgentState(
       engine: Engine(
         configuration: configuration.engineConfiguration(interfaceNetworks: addresses)),
-      history: history)
+      history: history, alertmanager: alertmanager)
     let security = WebSecurity(web)
     let live = try LiveConfiguration(
       configuration: configuration, path: configurationPath, overrides: overrides,
@@ -104,6 +105,7 @@ public struct Agent {
         LogSink(logger: logger),
       ]
       + (history.map { [HistorySink(recorder: $0, state: state)] } ?? [])
+      + (alertmanager.map { [AlertmanagerSink(notifier: $0)] } ?? [])
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: captures), .init(service: TickService(state: state, sinks: sinks)),
       .init(service: http), .init(service: ReloadService(configuration: live)),
@@ -113,6 +115,10 @@ public struct Agent {
     // ticker's last tick is queued before the recorder drains its queue.
     if let history {
       services.insert(.init(service: HistoryService(recorder: history, logger: logger)), at: 0)
+    }
+    if let alertmanager {
+      services.insert(
+        .init(service: AlertmanagerService(notifier: alertmanager, logger: logger)), at: 0)
     }
     let group = ServiceGroup(
       configuration: .init(

@@ -22,6 +22,8 @@ public final class AgentState: Sendable {
   let history: HistoryRecorder?
   /// The status page's charts kept in memory for the peers it shows.
   let statusCharts = StatusCharts()
+  /// The Alertmanager notifier, when `alertmanager.url(s)` is set (set once at start).
+  let alertmanager: AlertmanagerNotifier?
 
   /// The latest tick and the capture side's figures, as the HTTP server renders them.
   struct Published: Sendable {
@@ -48,10 +50,13 @@ public final class AgentState: Sendable {
   }
 
   /// Takes over `engine`'s two halves.
-  public init(engine: Engine, history: HistoryRecorder? = nil) {
+  public init(
+    engine: Engine, history: HistoryRecorder? = nil, alertmanager: AlertmanagerNotifier? = nil
+  ) {
     capture = Mutex(engine.analyzer)
     scorer = Mutex(engine.scorer)
     self.history = history
+    self.alertmanager = alertmanager
   }
 
   /// Applies reloaded settings to both halves (see `Engine.reconfigure`).

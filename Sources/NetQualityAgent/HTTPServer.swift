@@ -180,6 +180,7 @@ enum HTTPServer {
         healthy: counters.fault == nil)
     }
     exposition.web = security.map(webFigures)
+    exposition.alertmanager = state.alertmanager?.counters.figures
     var body = exposition.render(previousRenderSeconds: previous, tickSection: tickSection)
     var headers: HTTPFields = [.contentType: PrometheusExposition.contentType]
     headers[.vary] = "Accept-Encoding"

@@ -89,6 +89,7 @@ public final class LiveConfiguration: Sendable {
     effective.listenPort = started.listenPort
     effective.storagePath = started.storagePath
     effective.storage = started.storage
+    effective.alertmanager = started.alertmanager
     var changed = ConfigurationKeys.changed(from: current, to: effective).map(\.name)
     // The file's name may be the same and its users, headers or certificate files new.
     let previousWeb = runningWeb.withLock { $0 }
@@ -142,6 +143,8 @@ public final class LiveConfiguration: Sendable {
   private func apply(_ configuration: AgentConfiguration, dashboard: DashboardOutput?) {
     let engine = configuration.engineConfiguration(interfaceNetworks: interfaceNetworks)
     state.reconfigure(engine)
+    state.alertmanager?.reconfigure(
+      rules: engine.alertRules, tickIntervalSeconds: engine.tickIntervalSeconds)
     state.dashboard.withLock { $0 = dashboard }
     running.withLock { $0 = configuration }
     state.update { published in

@@ -69,6 +69,10 @@ enum StatusJSON {
             ])
           ),
           ("storage_path", .string(configuration.storagePath)),
+          (
+            "alertmanager_urls",
+            .array(configuration.alertmanager.urls.map { .string($0.description) })
+          ),
         ])
       ),
       (

@@ -43,6 +43,8 @@ public struct AgentConfiguration: Sendable {
   /// The SQLite history (see `storage`); empty: none.
   public var storagePath = AgentConfiguration.defaultStoragePath
   public var storage = StorageSettings()
+  /// Where alerts are pushed (none unless `alertmanager.url(s)` is set).
+  public var alertmanager = AlertmanagerSettings()
   /// The line of each key (dotted path) in the file it was loaded from, for checks made after
   /// loading (the capture filter compiled, interfaces and directories looked up).
   public var keyLines: [String: Int] = [:]

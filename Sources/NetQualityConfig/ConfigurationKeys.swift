@@ -46,6 +46,7 @@ public enum ConfigurationKeys {
     key("reflector", .restart) { $0.reflector != $1.reflector },
     key("storage_path", .restart) { $0.storagePath != $1.storagePath },
     key("storage", .restart) { $0.storage != $1.storage },
+    key("alertmanager", .restart) { $0.alertmanager != $1.alertmanager },
   ]
 
   /// The keys whose values differ between two configurations, in file order.

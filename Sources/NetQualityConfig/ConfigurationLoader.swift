@@ -233,7 +233,7 @@ struct Walker {
       "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "local_networks", "peers",
       "tick_interval", "max_streams", "timers", "quality", "alerts", "listen",
       "web_config_file", "metrics", "dashboard_file", "dashboard", "status_page", "probes",
-      "reflector", "storage_path", "storage",
+      "reflector", "storage_path", "storage", "alertmanager",
     ]
     let top = entries(root, "", known: known)
     if let node = top["interfaces"] {
@@ -284,6 +284,9 @@ struct Walker {
       configuration.storagePath = value
     }
     if let node = top["storage"] { applyStorage(node, to: &configuration.storage) }
+    if let node = top["alertmanager"] {
+      applyAlertmanager(node, to: &configuration.alertmanager)
+    }
   }
 
   mutating func applyStorage(_ node: Node, to storage: inout StorageSettings) {

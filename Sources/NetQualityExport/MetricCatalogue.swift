@@ -45,6 +45,33 @@ extension MetricFamily {
     "Connections whose TLS handshake failed: plain HTTP to the TLS port, a missing or "
       + "unverified client certificate, no common version or cipher.")
 
+  // MARK: The Alertmanager notifier (named after Prometheus' own `prometheus_notifications_*`)
+
+  public static let alertmanagerNotificationsSentTotal = counter(
+    "netquality_alertmanager_notifications_sent_total", labels: ["alertmanager"],
+    "Alerts (firing, resent or resolved) an Alertmanager accepted.")
+  public static let alertmanagerNotificationsFailedTotal = counter(
+    "netquality_alertmanager_notifications_failed_total", labels: ["alertmanager"],
+    "Alerts in requests to an Alertmanager that failed (no answer in time, an error status); "
+      + "retried with backoff while no Alertmanager accepts them.")
+  public static let alertmanagerNotificationsDroppedTotal = counter(
+    "netquality_alertmanager_notifications_dropped_total", labels: ["reason"],
+    "Alerts given up: queue_full (the oldest, when the queue was full), rejected (refused as "
+      + "invalid by every Alertmanager).")
+  public static let alertmanagerQueueLength = gauge(
+    "netquality_alertmanager_queue_length", "Alerts waiting to be sent.")
+  public static let alertmanagerQueueCapacity = gauge(
+    "netquality_alertmanager_queue_capacity", "Alerts the queue holds at most.")
+  public static let alertmanagerActiveAlerts = gauge(
+    "netquality_alertmanager_active_alerts",
+    "Firing alerts Alertmanager is being told of (and resent every resend interval).")
+  public static let alertmanagerUp = gauge(
+    "netquality_alertmanager_up", labels: ["alertmanager"],
+    "Whether an Alertmanager accepted the last request sent to it (absent before the first).")
+  public static let alertmanagerRequestDurationSeconds = histogram(
+    "netquality_alertmanager_request_duration_seconds", labels: ["alertmanager"],
+    "Time from connecting to an Alertmanager to its answer (or the timeout), per request.")
+
   // MARK: The tick: host levels and alerts
 
   public static let lastTickTimestampSeconds = gauge(
@@ -307,6 +334,9 @@ public enum MetricCatalogue {
     .scrapeDurationSeconds, .httpConnections, .httpConnectionsClosedTotal,
     .httpSecurityInfo, .httpAuthFailuresTotal, .httpAuthBcryptChecksTotal,
     .httpRateLimitedTotal, .httpTLSHandshakeFailuresTotal,
+    .alertmanagerNotificationsSentTotal, .alertmanagerNotificationsFailedTotal,
+    .alertmanagerNotificationsDroppedTotal, .alertmanagerQueueLength, .alertmanagerQueueCapacity,
+    .alertmanagerActiveAlerts, .alertmanagerUp, .alertmanagerRequestDurationSeconds,
     .lastTickTimestampSeconds, .hostQualityLevel, .firingAlerts, .alertsFiring,
     .peerQualityLevel, .peerMOS, .peerLossRatio, .peerJitterSeconds, .peerRTTSeconds,
     .peerConnectionState, .peerReceivedPacketsTotal, .peerLostPacketsTotal,

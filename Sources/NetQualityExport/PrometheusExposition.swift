@@ -69,6 +69,7 @@ public struct PrometheusExposition {
   public var storageErrorKinds: [String] = []
   public var dashboard: DashboardFigures?
   public var web: WebFigures?
+  public var alertmanager: AlertmanagerFigures?
 
   public init() {}
 
@@ -89,6 +90,7 @@ public struct PrometheusExposition {
     storageMetrics(into: &out, errorKinds: storageErrorKinds)
     dashboardMetrics(into: &out)
     webMetrics(into: &out)
+    alertmanagerMetrics(into: &out)
 
     out.family(.configLastReloadSuccessful)
     out.sample(.configLastReloadSuccessful, [], configReloadSuccessful ? 1 : 0)

@@ -33,6 +33,7 @@ final class ConfigurationKeysTests: XCTestCase {
       reflector: {enabled: true}
       storage_path: /tmp/s
       storage: {enabled: false}
+      alertmanager: {url: "http://127.0.0.1:9093"}
       """)
     let names = ConfigurationKeys.changed(from: AgentConfiguration(), to: changed).map(\.name)
     XCTAssertEqual(names, ConfigurationKeys.all.map(\.name))
@@ -40,7 +41,7 @@ final class ConfigurationKeysTests: XCTestCase {
       ConfigurationKeys.all.filter { $0.effect == .restart }.map(\.name),
       [
         "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "listen", "probes", "reflector",
-        "storage_path", "storage",
+        "storage_path", "storage", "alertmanager",
       ])
   }
 

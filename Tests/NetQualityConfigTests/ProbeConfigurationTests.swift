@@ -3,20 +3,7 @@ import NetQualityCore
 import XCTest
 
 /// The `probes:` and `reflector:` sections: values, defaults, and every mistake with its line.
-final class ProbeConfigurationTests: XCTestCase {
-  func load(_ yaml: String) throws(ConfigurationError) -> AgentConfiguration {
-    try ConfigurationLoader.load(yaml: yaml, file: "test.yaml")
-  }
-
-  func issues(_ yaml: String) -> [String] {
-    do throws(ConfigurationError) {
-      _ = try load(yaml)
-      return []
-    } catch {
-      return error.issues.map { "\($0.line ?? 0) \($0.key): \($0.message)" }
-    }
-  }
-
+final class ProbeConfigurationTests: XCTestCase, ConfigurationFixtures {
   func testProbeTargetsAndTheReflectorAreApplied() throws {
     let configuration = try load(
       """

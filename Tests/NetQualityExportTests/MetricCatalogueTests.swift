@@ -75,6 +75,13 @@ final class MetricCatalogueTests: XCTestCase {
     exposition.web = .init(
       tls: true, clientAuth: "NoClientCert", basicAuth: true, missingCredentials: 1,
       invalidCredentials: 2, bcryptChecks: 3, rateLimited: 0, tlsHandshakeFailures: 4)
+    exposition.alertmanager = .init(
+      targets: [
+        .init(
+          url: "http://127.0.0.1:9093", sent: 5, failed: 1, up: true,
+          requestSeconds: DelayHistogram(boundsSeconds: [0.01, 0.1]))
+      ], queueLength: 0, queueCapacity: 10_000, droppedQueueFull: 0, droppedRejected: 0,
+      activeAlerts: 1)
     return exposition
   }
 

@@ -1,0 +1,154 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A minimal HTTP/1.1 client on SwiftNIO for one job: POST a JSON body, read the status, close
+/// (one connection per request: a batch every few seconds at most). The whole exchange —
+/// resolving, connecting, writing, reading — has one deadline.
+struct HTTPPostClient: Sendable {
+  /// What the server answered: its status and the start of its body (for error messages).
+  struct Response: Sendable, Equatable {
+    var status: Int
+    var body: String
+  }
+
+  enum Failure: Error, Equatable, CustomStringConvertible {
+    /// Resolving or connecting failed.
+    case cannotConnect(String)
+    /// No complete answer within the deadline.
+    case timedOut(seconds: Double)
+    /// The server closed the connection before a complete answer.
+    case closedEarly
+    /// Anything else on the connection (a malformed response, a reset).
+    case connection(String)
+
+    var description: String {
+      switch self {
+      case .cannotConnect(let reason): "cannot connect: \(reason)"
+      case .timedOut(let seconds): "no answer within \(Self.seconds(seconds)) s"
+      case .closedEarly: "connection closed before a complete answer"
+      case .connection(let reason): "connection failed: \(reason)"
+      }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+      value == value.rounded() ? String(Int(value)) : String(value)
+    }
+  }
+
+  /// Bytes of a response body kept for error messages.
+  static let bodyLimitBytes = 2048
+
+  var group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+  var userAgent = "netquality"
+
+  /// Posts `body` to `path` on `host:port`; `authority` is the Host header.
+  func post(
+    host: String, port: Int, authority: String, path: String, body: String,
+    timeoutSeconds: Double
+  ) -> EventLoopFuture<Response> {
+    let eventLoop = group.next()
+    let promise = eventLoop.makePromise(of: Response.self)
+    let timeout = TimeAmount.nanoseconds(Int64(timeoutSeconds * 1e9))
+    let deadline = eventLoop.scheduleTask(in: timeout) {
+      promise.fail(Failure.timedOut(seconds: timeoutSeconds))
+    }
+    promise.futureResult.whenComplete { _ in deadline.cancel() }
+    var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
+    head.headers.add(name: "Host", value: authority)
+    head.headers.add(name: "User-Agent", value: userAgent)
+    head.headers.add(name: "Content-Type", value: "application/json")
+    head.headers.add(name: "Content-Length", value: String(body.utf8.count))
+    head.headers.add(name: "Connection", value: "close")
+    let request = head
+    ClientBootstrap(group: eventLoop)
+      .connectTimeout(timeout)
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHTTPClientHandlers()
+          try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
+        }
+      }
+      .connect(host: host, port: port)
+      .whenComplete { result in
+        switch result {
+        case .failure(let error):
+          promise.fail(Failure.cannotConnect(Self.reason(error)))
+        case .success(let channel):
+          promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+          channel.write(HTTPClientRequestPart.head(request), promise: nil)
+          channel.write(
+            HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
+          channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { error in
+            promise.fail(Failure.connection(Self.reason(error)))
+          }
+        }
+      }
+    return promise.futureResult
+  }
+
+  /// An error as one short line (NIO's descriptions carry the address and errno text).
+  static func reason(_ error: any Error) -> String {
+    if let failure = error as? Failure { return failure.description }
+    if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+    if let connect = error as? NIOConnectionError {
+      let attempts = connect.connectionErrors.map { attempt in
+        let address = attempt.target
+        let host = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "\(address)"
+        return "\(host):\(address.port ?? connect.port): \(reason(attempt.error))"
+      }
+      if let dns = connect.dnsAAAAError ?? connect.dnsAError, attempts.isEmpty {
+        return "cannot resolve \(connect.host): \(dns)"
+      }
+      return attempts.isEmpty ? "no address for \(connect.host)" : attempts.joined(separator: "; ")
+    }
+    if error is ChannelError, case ChannelError.connectTimeout = error {
+      return "connect timed out"
+    }
+    return "\(error)"
+  }
+}
+
+/// Collects the response: status at the head, the body's first bytes, done at the end.
+private final class ResponseCollector: ChannelInboundHandler {
+  typealias InboundIn = HTTPClientResponsePart
+
+  private let promise: EventLoopPromise<HTTPPostClient.Response>
+  private var status: Int?
+  private var body = ""
+
+  init(promise: EventLoopPromise<HTTPPostClient.Response>) {
+    self.promise = promise
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    switch unwrapInboundIn(data) {
+    case .head(let head):
+      status = Int(head.status.code)
+    case .body(let buffer):
+      let room = HTTPPostClient.bodyLimitBytes - body.utf8.count
+      if room > 0 {
+        body += String(
+          buffer: buffer.getSlice(at: buffer.readerIndex, length: min(room, buffer.readableBytes))
+            ?? buffer)
+      }
+    case .end:
+      if let status {
+        promise.succeed(.init(status: status, body: body))
+      } else {
+        promise.fail(HTTPPostClient.Failure.closedEarly)
+      }
+      context.close(promise: nil)
+    }
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    promise.fail(HTTPPostClient.Failure.closedEarly)
+    context.fireChannelInactive()
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    promise.fail(HTTPPostClient.Failure.connection(HTTPPostClient.reason(error)))
+    context.close(promise: nil)
+  }
+}
