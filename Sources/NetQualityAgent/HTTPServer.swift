@@ -94,10 +94,11 @@ enum HTTPServer {
   /// The tick's part of the exposition (see `PrometheusExposition.renderTickSection`), rendered
   /// once per tick by `PublishedStateSink` rather than at every scrape.
   static func tickMetrics(
-    _ snapshot: Snapshot?, alerts: [Alert], settings: MetricsSettings
+    _ snapshot: Snapshot?, alerts: [Alert], settings: MetricsSettings, worstOrder: [Int]? = nil
   ) -> String {
     var exposition = PrometheusExposition()
     exposition.snapshot = snapshot
+    exposition.worstOrder = worstOrder
     exposition.alerts = alerts
     exposition.perStream = settings.perStream
     exposition.maxStreamSeries = settings.maxStreamSeries

@@ -11,10 +11,12 @@ struct PublishedStateSink: TickSink {
   var name: String { "http" }
 
   func publish(_ tick: TickPublication) {
-    // Rendered here, once per tick and outside the lock, instead of at every scrape.
-    let metrics = HTTPServer.tickMetrics(
-      tick.result.snapshot, alerts: tick.alerts, settings: state.read(\.metrics))
+    // Rendered here, once per tick and outside the lock, instead of at every scrape; the
+    // metrics' worst peers come from the table's worst-first order (one sort of the fleet).
     let table = PeerTable(tick.result.snapshot, sorted: [.worst])
+    let metrics = HTTPServer.tickMetrics(
+      tick.result.snapshot, alerts: tick.alerts, settings: state.read(\.metrics),
+      worstOrder: table.order(.worst))
     state.update { published in
       published.tickMetrics = metrics
       published.lastTick = tick.result

@@ -7,14 +7,18 @@ import NetQualityCore
 extension PrometheusExposition {
   /// The peers with series of their own: every peer named by a configured group (`pinned`),
   /// then the worst of the rest (`PeerSnapshot.worstFirst`) up to `limit` in all; in name
-  /// order, like the full list.
-  public static func seriesPeers(_ peers: [PeerSnapshot], limit: Int, pinned: Set<String>)
-    -> [PeerSnapshot]
-  {
+  /// order, like the full list. `worstOrder`, when the caller has it (the agent's peer table
+  /// sorts it once per tick for the API), is the peers' indices in that order, and saves a
+  /// second sort of the whole fleet.
+  public static func seriesPeers(
+    _ peers: [PeerSnapshot], limit: Int, pinned: Set<String>, worstOrder: [Int]? = nil
+  ) -> [PeerSnapshot] {
     guard peers.count > limit else { return peers }
     var chosen = peers.filter { pinned.contains($0.peer) }
     let room = limit - chosen.count
-    if room > 0 {
+    if room > 0, let worstOrder {
+      chosen += worstOrder.lazy.map { peers[$0] }.filter { !pinned.contains($0.peer) }.prefix(room)
+    } else if room > 0 {
       chosen += PeerSnapshot.worst(peers, limit: room) { !pinned.contains($0.peer) }
     }
     return chosen.sorted { $0.peer < $1.peer }

@@ -59,6 +59,8 @@ public struct PrometheusExposition {
   public var maxPeerSeries = 200
   /// Peers always given series of their own: the configured peer groups.
   public var pinnedPeers: Set<String> = []
+  /// The snapshot's peers' indices worst first, when already sorted (see `seriesPeers`).
+  public var worstOrder: [Int]?
   public var configReloadSuccessful = true
   public var configReloadTime: Double?
   public var version = ""
@@ -129,7 +131,8 @@ public struct PrometheusExposition {
         .hostQualityLevel, [("direction", "rx")], Double(snapshot.hostRx.rawValue))
       out.sample(
         .hostQualityLevel, [("direction", "tx")], Double(snapshot.hostTx.rawValue))
-      let shown = Self.seriesPeers(snapshot.peers, limit: maxPeerSeries, pinned: pinnedPeers)
+      let shown = Self.seriesPeers(
+        snapshot.peers, limit: maxPeerSeries, pinned: pinnedPeers, worstOrder: worstOrder)
       if shown.count < snapshot.peers.count { shownNames = Set(shown.map(\.peer)) }
       fleet(snapshot.peers, shown: shown.count, into: &out)
       peers(shown, into: &out)
