@@ -12,12 +12,12 @@ extension HTTPServer {
   static func statusPage(_ state: AgentState) async -> Response {
     var model = StatusPage.Model()
     model.version = BuildInfo.version
-    let (rows, table, alerts, configuration) = state.read {
-      ($0.statusRows, $0.peerTable, $0.alerts.count, $0.status.configuration)
+    let (rows, table, tick, alerts, configuration) = await state.readTick {
+      ($0.statusRows, $0.peerTable, $0.lastTick, $0.alerts.count, $0.status.configuration)
     }
     model.refreshSeconds = configuration.engine.tickIntervalSeconds
     model.firingAlerts = alerts
-    guard let table, let time = table.time, let tick = state.read(\.lastTick) else {
+    guard let table, let time = table.time, let tick else {
       return html(StatusPage.render(model))
     }
     model.time = time

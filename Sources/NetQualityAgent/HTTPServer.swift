@@ -67,10 +67,10 @@ enum HTTPServer {
     }
     router.get("/") { _, _ in await statusPage(state) }
     router.get("/api/v1/peers") { request, _ -> Response in
-      peers(state, query: request.uri.queryParameters)
+      await peers(state, query: request.uri.queryParameters)
     }
     router.get("/api/v1/streams") { request, _ -> Response in
-      streams(state, query: request.uri.queryParameters)
+      await streams(state, query: request.uri.queryParameters)
     }
     router.get("/api/v1/status") { _, _ -> Response in
       json(StatusJSON.render(state.read(\.status)))

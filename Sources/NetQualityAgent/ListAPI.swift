@@ -6,14 +6,14 @@ extension HTTPServer {
   /// `/api/v1/peers`: a page of the last tick's peers, worst first unless `sort=` says
   /// otherwise, filtered by `min_level`, `state`, `peer` and `peer_contains`, with the counts a
   /// client summarises from (`total`, `matched`, `levels`) and `next_cursor` while more follow.
-  static func peers(_ state: AgentState, query: Parameters) -> Response {
+  static func peers(_ state: AgentState, query: Parameters) async -> Response {
     let request: ListQuery
     do {
       request = try ListQuery(query, for: .peers)
     } catch {
       return jsonError(error.description, .badRequest)
     }
-    let (tick, table) = peerTable(state)
+    let (tick, table) = await peerTable(state)
     let answer = table.answer(request)
     return json(
       .object([
@@ -38,14 +38,14 @@ extension HTTPServer {
 
   /// `/api/v1/streams`: a page of the last tick's streams in the engine's order, filtered by
   /// the stream's peer (its remote address: `peer`, `peer_contains`) and `state`.
-  static func streams(_ state: AgentState, query: Parameters) -> Response {
+  static func streams(_ state: AgentState, query: Parameters) async -> Response {
     let request: ListQuery
     do {
       request = try ListQuery(query, for: .streams)
     } catch {
       return jsonError(error.description, .badRequest)
     }
-    let tick = state.read(\.lastTick)
+    let tick = await state.readTick(\.lastTick)
     let streams = tick?.snapshot.streams ?? []
     var start = 0
     if case .streams(let position) = request.cursor { start = position }
@@ -72,8 +72,8 @@ extension HTTPServer {
 
   /// The last tick and its peer table: the one the HTTP sink made with the tick, or one made
   /// here (and kept) when the tick was published without it.
-  static func peerTable(_ state: AgentState) -> (Engine.TickResult?, PeerTable) {
-    let (tick, table) = state.read { ($0.lastTick, $0.peerTable) }
+  static func peerTable(_ state: AgentState) async -> (Engine.TickResult?, PeerTable) {
+    let (tick, table) = await state.readTick { ($0.lastTick, $0.peerTable) }
     guard let tick else { return (nil, PeerTable(time: nil, peers: [])) }
     if let table, table.time == tick.snapshot.time { return (tick, table) }
     let made = PeerTable(tick.snapshot)

@@ -43,7 +43,8 @@ public final class TickService: Service, Sendable {
 
   /// Closes a window: harvests the analyzer's counters under the capture lock (a copy: the only
   /// moment the captures wait), then scores the harvest and publishes the result while capture
-  /// goes on.
+  /// goes on; the API's readers of peers and streams wait from the scoring to the publication
+  /// (`AgentState.withdrawTick`).
   func tick(at time: CaptureTime) {
     let clock = ContinuousClock()
     let started = clock.now
@@ -60,6 +61,10 @@ public final class TickService: Service, Sendable {
     }
     lastTrackedStreams.store(harvested.liveStreams, ordering: .relaxed)
     let harvestEnded = clock.now
+    // One tick's peers and streams in memory, not two: the last tick's go before this one's
+    // are built (the readers of the API wait for these; `/metrics` keeps its rendering).
+    state.withdrawTick()
+    defer { state.gate.open() }
     var publication = state.scorer.withLock { scorer in
       TickPublication(
         result: scorer.tick(at: now, harvest: harvested), alerts: scorer.firingAlerts,
