@@ -16,8 +16,6 @@ public final class TickService: Service, Sendable {
   /// How long the previous tick took to publish (published with the next one: a publication
   /// cannot carry its own duration).
   private let lastPublishSeconds = Atomic<Double>(0)
-  /// The streams tracked after the previous harvest.
-  private let lastTrackedStreams = Atomic<Int>(0)
 
   init(state: AgentState, sinks: [any TickSink]) {
     self.state = state
@@ -49,25 +47,24 @@ public final class TickService: Service, Sendable {
     let clock = ContinuousClock()
     let started = clock.now
     let cutoff = state.scorer.withLock { $0.forgetCutoff(at: time) }
-    // A new harvest each tick, let go once scored: kept from tick to tick it would hold a
-    // copy of every stream (16 MB at 100,000 streams) for nothing. Sized from the streams
-    // tracked at the previous tick, so it grows without copying.
+    // One tick's peers and streams in memory, not two: the last tick's go before this one's
+    // harvest is taken and scored (the readers of the API wait for the new ones; `/metrics`
+    // keeps its rendering).
+    state.withdrawTick()
+    defer { state.gate.open() }
+    // A new harvest each tick, drained as it is scored: kept from tick to tick it would hold a
+    // copy of every stream (16 MB at 100,000 streams) for nothing. Its streams are in chunks,
+    // so it grows without copying.
     var harvested = StreamHarvest()
-    harvested.streams.reserveCapacity(lastTrackedStreams.load(ordering: .relaxed))
     let now = state.capture.withLock { analyzer in
       let now = analyzer.correctTick(time)
       analyzer.harvest(into: &harvested, forgetSilentSince: cutoff)
       return now
     }
-    lastTrackedStreams.store(harvested.liveStreams, ordering: .relaxed)
     let harvestEnded = clock.now
-    // One tick's peers and streams in memory, not two: the last tick's go before this one's
-    // are built (the readers of the API wait for these; `/metrics` keeps its rendering).
-    state.withdrawTick()
-    defer { state.gate.open() }
     var publication = state.scorer.withLock { scorer in
       TickPublication(
-        result: scorer.tick(at: now, harvest: harvested), alerts: scorer.firingAlerts,
+        result: scorer.tick(at: now, harvest: &harvested), alerts: scorer.firingAlerts,
         capture: harvested.capture, trackedStreams: harvested.liveStreams,
         streamSlots: harvested.streamSlots)
     }

@@ -43,4 +43,41 @@ final class ChunkedArrayTests: XCTestCase {
     array.append(5)
     XCTAssertEqual(Array(array), [5])
   }
+
+  func testDrainHandsOverInOrderAndLetsGoOfEachChunkOnceHandedOver() {
+    final class Token {}
+    let size = ChunkedArray<Token>.chunkSize
+    var array = ChunkedArray<Token>()
+    for _ in 0..<(2 * size + 10) { array.append(Token()) }
+    weak var first = array[0]
+    weak var lastOfFirstChunk = array[size - 1]
+    weak var firstOfSecondChunk = array[size]
+    var handed = 0
+    var firstChunkGoneWhenSecondBegan = false
+    var secondChunkAliveThen = false
+    array.drain { token in
+      if handed == size {
+        firstChunkGoneWhenSecondBegan = first == nil && lastOfFirstChunk == nil
+        secondChunkAliveThen = firstOfSecondChunk === token
+      }
+      handed += 1
+    }
+    XCTAssertEqual(handed, 2 * size + 10)
+    XCTAssertTrue(firstChunkGoneWhenSecondBegan)
+    XCTAssertTrue(secondChunkAliveThen)
+    XCTAssertNil(firstOfSecondChunk)
+    XCTAssertEqual(array.count, 0)
+    XCTAssertEqual(array.chunkCount, 0)
+    // Usable again.
+    array.append(Token())
+    XCTAssertEqual(array.count, 1)
+  }
+
+  func testDrainKeepsTheOrder() {
+    var array = ChunkedArray<Int>()
+    for value in 0..<10_000 { array.append(value) }
+    var seen: [Int] = []
+    array.drain { seen.append($0) }
+    XCTAssertEqual(seen, Array(0..<10_000))
+  }
 }

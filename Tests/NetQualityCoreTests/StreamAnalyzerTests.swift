@@ -268,7 +268,7 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertEqual(harvest.forgotten, 5000)
     analyzer.harvest(into: &harvest, forgetSilentSince: Net.time(60_000))
     XCTAssertEqual(harvest.streams.count, 0)
-    XCTAssertLessThanOrEqual(harvest.streams.capacity, 4096)
+    XCTAssertEqual(harvest.streams.chunkCount, 0)
   }
 
   func testTheHarvestKeepsRTCPDetailsAndAddressFactsBesideTheRecords() throws {
@@ -313,9 +313,9 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertEqual(harvest.addresses.count, 2)
     XCTAssertEqual(a1.peerFactsIndex, a2.peerFactsIndex)
     XCTAssertEqual(a1.peerFactsIndex, bob.peerFactsIndex)
-    XCTAssertEqual(harvest.peerFacts(of: a1).cadence?.last, Net.time(1100))
-    XCTAssertEqual(harvest.senderFacts(of: bob).cadence?.last, Net.time(1000))
-    XCTAssertEqual(harvest.senderFacts(of: a2).cadence?.last, Net.time(1100))
+    XCTAssertEqual(harvest.facts(at: a1.peerFactsIndex).cadence?.last, Net.time(1100))
+    XCTAssertEqual(harvest.facts(at: bob.senderFactsIndex).cadence?.last, Net.time(1000))
+    XCTAssertEqual(harvest.facts(at: a2.senderFactsIndex).cadence?.last, Net.time(1100))
     // The counts are the stream's own.
     XCTAssertEqual(a1.counts.packets, 50)
     XCTAssertEqual(a1.counts.expected, 50)

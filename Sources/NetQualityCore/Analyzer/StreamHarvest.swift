@@ -100,7 +100,9 @@ public struct StreamHarvest: Sendable {
     public var seconds: Double
   }
 
-  public var streams: [Stream] = []
+  /// In chunks, drained by the scorer as it turns them into windows (`Scorer.tick`): the
+  /// harvest goes while the windows come, so both are never whole at once.
+  var streams = ChunkedArray<Stream>()
   /// RTCP details of the streams that have some (`Stream.feedbackIndex`).
   public var feedbacks: [Feedback] = []
   /// Facts of the addresses that have some (`Stream.senderFactsIndex`, `peerFactsIndex`).
@@ -119,19 +121,21 @@ public struct StreamHarvest: Sendable {
 
   public init() {}
 
+  /// The streams the harvest holds (none once the scorer drained them).
+  public var streamCount: Int { streams.count }
+
+  /// What RTCP said about the stream whose `feedbackIndex` this is.
+  func feedback(at index: Int32) -> Feedback {
+    index >= 0 ? feedbacks[Int(index)] : .none
+  }
+
   /// What RTCP said about `stream`.
-  public func feedback(of stream: Stream) -> Feedback {
-    stream.feedbackIndex >= 0 ? feedbacks[Int(stream.feedbackIndex)] : .none
-  }
+  public func feedback(of stream: Stream) -> Feedback { feedback(at: stream.feedbackIndex) }
 
-  /// What is known of the address that sends `stream`.
-  public func senderFacts(of stream: Stream) -> AddressFacts {
-    stream.senderFactsIndex >= 0 ? addresses[Int(stream.senderFactsIndex)] : .none
-  }
-
-  /// What is known of `stream`'s peer address.
-  public func peerFacts(of stream: Stream) -> AddressFacts {
-    stream.peerFactsIndex >= 0 ? addresses[Int(stream.peerFactsIndex)] : .none
+  /// What is known of the address whose facts index (`senderFactsIndex`, `peerFactsIndex`)
+  /// this is.
+  func facts(at index: Int32) -> AddressFacts {
+    index >= 0 ? addresses[Int(index)] : .none
   }
 }
 
@@ -141,7 +145,7 @@ extension StreamAnalyzer {
   public mutating func harvest(
     into harvest: inout StreamHarvest, forgetSilentSince cutoff: CaptureTime
   ) {
-    harvest.streams.removeAll(keepingCapacity: true)
+    harvest.streams.removeAll()
     harvest.feedbacks.removeAll(keepingCapacity: true)
     harvest.addresses.removeAll(keepingCapacity: true)
     // Each address's facts once per harvest, however many streams it has.
@@ -198,8 +202,8 @@ extension StreamAnalyzer {
           resumedAt: CaptureTime(nanosecondsSinceEpoch: stream.resumedAtNanoseconds),
           windowMaxJitterSeconds: clockRateHz != nil ? stream.jitter.windowMaxJitterSeconds : nil))
     }
-    // A buffer that outgrew the fleet (a wave of calls ended) gives its memory back.
-    harvest.streams.shrinkIfOutgrown()
+    // A buffer that outgrew the fleet (a wave of calls ended) gives its memory back (the
+    // streams' chunks come and go with them).
     harvest.feedbacks.shrinkIfOutgrown()
     harvest.addresses.shrinkIfOutgrown()
     startWindows()

@@ -97,6 +97,6 @@ public struct Engine: Sendable {
   /// Closes the window that ends at `now`: harvests the analyzer, then scores the harvest.
   public mutating func tick(at now: CaptureTime) -> TickResult {
     analyzer.harvest(into: &harvest, forgetSilentSince: scorer.forgetCutoff(at: now))
-    return scorer.tick(at: now, harvest: harvest)
+    return scorer.tick(at: now, harvest: &harvest)
   }
 }

@@ -36,10 +36,10 @@ struct PeerWindow {
   var sessionEnd: SessionEnd?
   var streams = 0
 
-  /// Adds one of the peer's streams: its window, its harvest record, what RTCP said about it
-  /// and what is known of the peer's address.
+  /// Adds one of the peer's streams: its window, what the harvest said of it, what RTCP said
+  /// about it and what is known of the peer's address.
   mutating func add(
-    _ window: StreamWindow, _ stream: StreamHarvest.Stream, feedback: StreamHarvest.Feedback,
+    _ window: StreamWindow, _ stream: StreamFacts, feedback: StreamHarvest.Feedback,
     peer: StreamHarvest.AddressFacts
   ) {
     let (rtcp, end) = (peer.cadence, peer.end)
@@ -54,7 +54,7 @@ struct PeerWindow {
         rtcpAllowanceSeconds ?? rtcp.allowanceSeconds, rtcp.allowanceSeconds)
     }
     interfaces.insert(stream.interface)
-    if stream.role != .media {
+    if window.role != .media {
       addRepair(window, stream: stream)
       return
     }
@@ -108,8 +108,8 @@ struct PeerWindow {
 extension PeerWindow {
   /// A repair stream: its packets count as repairs, its arrivals as the peer's activity; its
   /// jitter (the age of what it repairs) and loss stay out of the peer's figures.
-  fileprivate mutating func addRepair(_ window: StreamWindow, stream: StreamHarvest.Stream) {
-    switch (window.direction, stream.role) {
+  fileprivate mutating func addRepair(_ window: StreamWindow, stream: StreamFacts) {
+    switch (window.direction, window.role) {
     case (.rx, .fec):
       rxFEC.window += window.packets
       rxFEC.total += window.packetsTotal

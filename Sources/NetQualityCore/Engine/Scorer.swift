@@ -95,21 +95,34 @@ public struct Scorer: Sendable {
   }
 
   /// Closes the window that ends at `now`, from the analyzer's counters harvested at `now`.
-  public mutating func tick(at now: CaptureTime, harvest: StreamHarvest) -> Engine.TickResult {
+  /// The harvest's streams are drained (each chunk let go once its windows are made): the
+  /// harvest and the windows are never both whole (16 MB and 13 MB at 100,000 streams).
+  public mutating func tick(at now: CaptureTime, harvest: inout StreamHarvest)
+    -> Engine.TickResult
+  {
     let interval =
       previousTick.map { max(0, now.seconds(since: $0)) } ?? configuration.tickIntervalSeconds
     previousTick = now
+    let streamCount = harvest.streams.count
     var windows: [StreamWindow] = []
-    windows.reserveCapacity(harvest.streams.count)
-    for stream in harvest.streams {
+    windows.reserveCapacity(streamCount)
+    var facts: [StreamFacts] = []
+    facts.reserveCapacity(streamCount)
+    var names: [String] = []
+    names.reserveCapacity(streamCount)
+    var streams = ChunkedArray<StreamHarvest.Stream>()
+    swap(&streams, &harvest.streams)
+    streams.drain { stream in
       windows.append(
         streamWindow(
-          stream, feedback: harvest.feedback(of: stream),
-          senderCadence: harvest.senderFacts(of: stream).cadence, now: now, interval: interval))
+          stream, feedback: harvest.feedback(at: stream.feedbackIndex),
+          senderCadence: harvest.facts(at: stream.senderFactsIndex).cadence, now: now,
+          interval: interval))
+      facts.append(StreamFacts(stream))
+      names.append(configuration.peerName(stream.peer))
     }
     // The streams in order of their peer's name: each peer is scored from its streams' windows
     // in turn, without a table of every peer's window (400 bytes a peer).
-    let names = harvest.streams.map { configuration.peerName($0.peer) }
     let order = names.indices.sorted { (names[$0], $0) < (names[$1], $1) }
     // Peers with no stream or probe left are forgotten with their streams.
     let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now))
@@ -132,10 +145,10 @@ public struct Scorer: Sendable {
         : probedNames[probedPosition]
       var window = PeerWindow()
       while position < order.count, names[order[position]] == name {
-        let stream = harvest.streams[order[position]]
+        let stream = facts[order[position]]
         window.add(
-          windows[order[position]], stream, feedback: harvest.feedback(of: stream),
-          peer: harvest.peerFacts(of: stream))
+          windows[order[position]], stream, feedback: harvest.feedback(at: stream.feedbackIndex),
+          peer: harvest.facts(at: stream.peerFactsIndex))
         position += 1
       }
       if probedNames[safe: probedPosition] == name { probedPosition += 1 }

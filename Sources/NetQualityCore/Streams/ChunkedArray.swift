@@ -74,6 +74,24 @@ struct ChunkedArray<Element> {
     chunks = []
     count = 0
   }
+
+  /// Hands every element to `body` in order and removes them, letting go of each chunk as soon
+  /// as its elements are handed over: what is made from the elements grows while they shrink,
+  /// instead of both being whole at once (a tick's harvest, 16 MB at 100,000 streams, turned
+  /// into windows).
+  mutating func drain(_ body: (Element) -> Void) {
+    var taken = ContiguousArray<ContiguousArray<Element>>()
+    swap(&taken, &chunks)
+    count = 0
+    for position in taken.indices {
+      var chunk = ContiguousArray<Element>()
+      swap(&chunk, &taken[position])
+      for element in chunk { body(element) }
+    }
+  }
+
+  /// Chunks held (each room for `chunkSize` elements, the first one perhaps less).
+  var chunkCount: Int { chunks.count }
 }
 
 extension ChunkedArray: RandomAccessCollection, MutableCollection {
