@@ -124,7 +124,7 @@ public enum TimelineJSON {
       ("one_way_delay_ms", .optional(direction.oneWayDelayMilliseconds)),
       ("r_factor", .optional(direction.rating)),
       ("mos", .optional(direction.meanOpinionScore)),
-      ("limited_by", .optional(direction.limitedBy)),
+      ("limited_by", .optional(direction.limitedBy?.rawValue)),
       ("source", .optional(direction.source?.rawValue)),
     ])
   }

@@ -77,10 +77,10 @@ final class QualityModelTests: XCTestCase {
   func testTheWorseOfRatingAndJitterWinsAndSaysWhich() {
     let jittery = score(loss: 0, jitter: 60)
     XCTAssertEqual(jittery.level, .poor)
-    XCTAssertEqual(jittery.limitedBy, "jitter")
+    XCTAssertEqual(jittery.limitedBy, .jitter)
     let lossy = score(loss: 0.10, jitter: 5)
     XCTAssertEqual(lossy.level, .poor)
-    XCTAssertEqual(lossy.limitedBy, "loss_delay")
+    XCTAssertEqual(lossy.limitedBy, .lossDelay)
     // The jitter buffer (2 x jitter) adds to the delay only above its 20 ms minimum.
     XCTAssertEqual(score(loss: 0, jitter: 10).rating, score(loss: 0).rating)
     XCTAssertLessThan(score(loss: 0, jitter: 25).rating ?? 0, score(loss: 0).rating ?? 0)

@@ -13,12 +13,15 @@ final class RecordSizeTests: XCTestCase {
     XCTAssertEqual(MemoryLayout<StreamBaseline>.stride, 64)
     XCTAssertEqual(MemoryLayout<ConnectionTracker?>.stride, 32)
     XCTAssertEqual(MemoryLayout<StreamCounts>.stride, 56)
+    // What a tick keeps of each stream while its harvest is drained.
+    XCTAssertEqual(MemoryLayout<StreamFacts>.stride, 32)
   }
 
   func testPerPeerRecordsKeepTheirSize() {
     XCTAssertEqual(MemoryLayout<PeerRecord>.stride, 168)
-    XCTAssertEqual(MemoryLayout<DirectionSnapshot>.stride, 104)
-    XCTAssertEqual(MemoryLayout<PeerSnapshot>.stride, 368)
+    XCTAssertEqual(MemoryLayout<PackedOptionalDouble>.stride, 8)
+    XCTAssertEqual(MemoryLayout<DirectionSnapshot>.stride, 64)
+    XCTAssertEqual(MemoryLayout<PeerSnapshot>.stride, 256)
     // A tick in which every peer connects has an event per peer.
     XCTAssertEqual(MemoryLayout<EngineEvent>.stride, 48)
   }

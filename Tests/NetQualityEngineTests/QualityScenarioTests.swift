@@ -50,7 +50,7 @@ final class QualityScenarioTests: XCTestCase {
     XCTAssertLessThan(try XCTUnwrap(peer.rx.inputs?.lossRatio), 0.004)
     XCTAssertGreaterThan(try XCTUnwrap(peer.rx.inputs?.jitterMilliseconds), 30)
     XCTAssertGreaterThan(peer.rx.level, .excellent)
-    XCTAssertEqual(peer.rx.limitedBy, "jitter")
+    XCTAssertEqual(peer.rx.limitedBy, .jitter)
   }
 
   func testRoundTripFromSenderAndReceiverReports() throws {

@@ -87,8 +87,8 @@ public struct QualityModel: Sendable, Equatable {
     public var rating: Double?
     public var meanOpinionScore: Double?
     public var oneWayDelayMilliseconds: Double?
-    /// "loss_delay" (the E-model) or "jitter" (the jitter bands), whichever was worse.
-    public var limitedBy: String?
+    /// The E-model or the jitter bands, whichever was worse.
+    public var limitedBy: LimitingFactor?
   }
 
   /// Scores one direction. Packet counts below `minimumPackets` give `.unknown`.
@@ -113,7 +113,7 @@ public struct QualityModel: Sendable, Equatable {
     return Score(
       level: max(ratingLevel, jitterLevel), rating: rating,
       meanOpinionScore: EModel.meanOpinionScore(rating: rating), oneWayDelayMilliseconds: oneWay,
-      limitedBy: jitterLevel > ratingLevel ? "jitter" : "loss_delay")
+      limitedBy: jitterLevel > ratingLevel ? .jitter : .lossDelay)
   }
 
   public func level(rating: Double) -> QualityLevel {
