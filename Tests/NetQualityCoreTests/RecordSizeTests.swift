@@ -9,7 +9,7 @@ final class RecordSizeTests: XCTestCase {
   func testPerStreamRecordsKeepTheirSize() {
     XCTAssertEqual(MemoryLayout<RTPStream>.stride, 384)
     XCTAssertEqual(MemoryLayout<StreamHarvest.Stream>.stride, 160)
-    XCTAssertEqual(MemoryLayout<StreamWindow>.stride, 128)
+    XCTAssertEqual(MemoryLayout<StreamWindow>.stride, 112)
     XCTAssertEqual(MemoryLayout<StreamBaseline>.stride, 64)
     XCTAssertEqual(MemoryLayout<ConnectionTracker?>.stride, 32)
     XCTAssertEqual(MemoryLayout<StreamCounts>.stride, 56)
@@ -18,7 +18,7 @@ final class RecordSizeTests: XCTestCase {
   }
 
   func testPerPeerRecordsKeepTheirSize() {
-    XCTAssertEqual(MemoryLayout<PeerRecord>.stride, 168)
+    XCTAssertEqual(MemoryLayout<PeerRecord>.stride, 152)
     XCTAssertEqual(MemoryLayout<PackedOptionalDouble>.stride, 8)
     XCTAssertEqual(MemoryLayout<DirectionSnapshot>.stride, 64)
     XCTAssertEqual(MemoryLayout<PeerSnapshot>.stride, 256)

@@ -241,10 +241,10 @@ public enum RoundTripSource: String, Sendable, Equatable {
 
 /// The per-window figures of one stream.
 ///
-/// A tick's windows of every stream are published and a second set is built at the next
-/// tick, so the record is kept small (128 bytes, 168 before): the counts of one 2-second window
-/// are stored in 32 bits (clamped; a window would need a billion packets a second to reach
-/// that) and the loss ratio is computed from them.
+/// A tick's windows of every stream are published, so the record is kept small (112 bytes, 168
+/// before): the counts of one 2-second window are stored in 32 bits (clamped; a window would
+/// need a billion packets a second to reach that), the loss ratio is computed from them, and
+/// the optional figures are `PackedOptionalDouble`s.
 public struct StreamWindow: Sendable, Equatable {
   public var key: StreamKey
   public var direction: StreamDirection
@@ -257,8 +257,8 @@ public struct StreamWindow: Sendable, Equatable {
   private var windowDuplicates: Int32
   private var windowLate: Int32
   public var bitsPerSecond: Double
-  public var jitterMilliseconds: Double?
-  public var roundTripMilliseconds: Double?
+  private var storedJitterMilliseconds: PackedOptionalDouble
+  private var storedRoundTripMilliseconds: PackedOptionalDouble
   /// Cumulative since the stream began.
   public var packetsTotal: Int64
   public var lostTotal: Int64
@@ -280,10 +280,21 @@ public struct StreamWindow: Sendable, Equatable {
     windowDuplicates = Int32(clamping: duplicates)
     windowLate = Int32(clamping: late)
     self.bitsPerSecond = bitsPerSecond
-    self.jitterMilliseconds = jitterMilliseconds
-    self.roundTripMilliseconds = roundTripMilliseconds
+    storedJitterMilliseconds = PackedOptionalDouble(jitterMilliseconds)
+    storedRoundTripMilliseconds = PackedOptionalDouble(roundTripMilliseconds)
     self.packetsTotal = packetsTotal
     self.lostTotal = lostTotal
+  }
+
+  /// The largest RFC 3550 jitter in the window (nil: the stream's clock is unknown).
+  public var jitterMilliseconds: Double? {
+    get { storedJitterMilliseconds.value }
+    set { storedJitterMilliseconds = PackedOptionalDouble(newValue) }
+  }
+
+  public var roundTripMilliseconds: Double? {
+    get { storedRoundTripMilliseconds.value }
+    set { storedRoundTripMilliseconds = PackedOptionalDouble(newValue) }
   }
 
   public var packets: Int64 { Int64(windowPackets) }

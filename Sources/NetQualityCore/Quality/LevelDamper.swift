@@ -3,7 +3,9 @@
 public struct LevelDamper: Sendable, Equatable {
   public private(set) var level: QualityLevel = .unknown
   private var candidate: QualityLevel = .unknown
-  private var candidateTicks = 0
+  /// 32 bits (saturating): with the two levels, 8 bytes where an `Int` made 16, in every peer's
+  /// record twice.
+  private var candidateTicks: Int32 = 0
 
   public init() {}
 
@@ -18,13 +20,13 @@ public struct LevelDamper: Sendable, Equatable {
       return level
     }
     if raw == candidate {
-      candidateTicks += 1
+      if candidateTicks < .max { candidateTicks += 1 }
     } else {
       candidate = raw
       candidateTicks = 1
     }
     let needed = raw > level ? worsenAfter : improveAfter
-    if candidateTicks >= needed {
+    if Int(candidateTicks) >= needed {
       level = raw
       candidateTicks = 0
     }
