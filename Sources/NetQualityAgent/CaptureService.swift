@@ -35,6 +35,10 @@ public final class CaptureService: Service, Sendable {
   public static func openAll(_ interfaces: [String], options: LiveCapture.Options)
     throws(CaptureError) -> [LiveCapture]
   {
+    guard interfaces.count <= EngineConfiguration.maxCaptureInterfaces else {
+      throw .tooManyInterfaces(
+        count: interfaces.count, limit: EngineConfiguration.maxCaptureInterfaces)
+    }
     var captures: [LiveCapture] = []
     for interface in interfaces {
       captures.append(try LiveCapture(interface: interface, options: options))

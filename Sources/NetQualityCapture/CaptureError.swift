@@ -12,6 +12,8 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
   case badFilter(filter: String, reason: String)
   /// A capture that was running stopped: the interface went down or was removed.
   case interfaceGone(interface: String, reason: String)
+  /// More capture interfaces than the engine tells apart.
+  case tooManyInterfaces(count: Int, limit: Int)
 
   public var description: String {
     switch self {
@@ -33,6 +35,9 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
       return "bad capture filter '\(filter)': \(reason)"
     case .interfaceGone(let interface, let reason):
       return "capture on \(interface) stopped: \(reason)"
+    case .tooManyInterfaces(let count, let limit):
+      return "cannot capture on \(count) interfaces: at most \(limit) (each takes a thread and a "
+        + "capture ring); list those that carry media in 'interfaces', or capture on 'any'"
     }
   }
 }

@@ -18,7 +18,7 @@ final class RecordSizeTests: XCTestCase {
   }
 
   func testPerPeerRecordsKeepTheirSize() {
-    XCTAssertEqual(MemoryLayout<PeerRecord>.stride, 152)
+    XCTAssertEqual(MemoryLayout<PeerRecord>.stride, 128)
     XCTAssertEqual(MemoryLayout<PackedOptionalDouble>.stride, 8)
     XCTAssertEqual(MemoryLayout<DirectionSnapshot>.stride, 64)
     XCTAssertEqual(MemoryLayout<PeerSnapshot>.stride, 256)

@@ -20,5 +20,11 @@ public struct EngineConfiguration: Sendable {
       ?? address.description
   }
 
+  /// Capture interfaces the engine tells apart: a peer's record keeps the interfaces its
+  /// streams were seen on in 64 bits (`InterfaceSet`), so the agent captures on at most these
+  /// (each is also a thread and a capture ring of its own; `any` captures every interface at
+  /// once).
+  public static let maxCaptureInterfaces = InterfaceSet.capacity
+
   public init() {}
 }
