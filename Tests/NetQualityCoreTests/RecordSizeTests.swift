@@ -10,7 +10,7 @@ final class RecordSizeTests: XCTestCase {
     XCTAssertEqual(MemoryLayout<RTPStream>.stride, 384)
     XCTAssertEqual(MemoryLayout<StreamHarvest.Stream>.stride, 160)
     XCTAssertEqual(MemoryLayout<StreamWindow>.stride, 112)
-    XCTAssertEqual(MemoryLayout<StreamBaseline>.stride, 64)
+    XCTAssertEqual(MemoryLayout<StreamBaseline>.stride, 40)
     XCTAssertEqual(MemoryLayout<ConnectionTracker?>.stride, 32)
     XCTAssertEqual(MemoryLayout<StreamCounts>.stride, 56)
     // What a tick keeps of each stream while its harvest is drained.

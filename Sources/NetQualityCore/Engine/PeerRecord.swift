@@ -65,10 +65,3 @@ struct WindowPool {
     return expected > 0 ? Double(max(0, lost)) / Double(expected) : 0
   }
 }
-
-/// A stream's cumulative counts at the previous tick.
-struct StreamBaseline {
-  /// The stream the baseline belongs to (indices are reused after a stream is forgotten).
-  var firstArrival = CaptureTime(nanosecondsSinceEpoch: 0)
-  var counts = StreamCounts()
-}

@@ -223,15 +223,14 @@ public struct Scorer: Sendable {
       baselines[index] = StreamBaseline(firstArrival: stream.firstArrival)
       streamTrackers[index] = nil
     }
-    let before = baselines[index].counts
-    baselines[index].counts = counts
+    let change = baselines[index].advance(to: counts)
     // Packets lost across an outage are the outage's, reported as a connection state: they
     // neither count as expected nor as lost in the window after it.
-    let outage = counts.silenceLoss - before.silenceLoss
-    let expected = counts.expected - before.expected - outage
+    let outage = change.silenceLoss
+    let expected = change.expected - outage
     // A late packet may fill a gap counted in an earlier window: the signed change is pooled
     // (so it refunds that loss), the window shows no less than 0.
-    let lostChange = expected - (counts.counted - before.counted)
+    let lostChange = expected - change.counted
     let lost = max(0, lostChange)
     var tracker = streamTrackers[index] ?? ConnectionTracker(firstSeen: stream.lastArrival)
     let activity = max(stream.lastArrival, feedback.lastSenderRTCPTime ?? stream.lastArrival)
@@ -249,11 +248,11 @@ public struct Scorer: Sendable {
     let roundTrip = feedback.roundTrip.map { $0.seconds * 1000 }
     let window = StreamWindow(
       key: stream.key, direction: direction, role: stream.role, state: tracker.state,
-      packets: counts.packets - before.packets,
+      packets: change.packets,
       expected: expected, lost: lost, lostChange: lostChange,
-      duplicates: counts.duplicates - before.duplicates, late: counts.late - before.late,
+      duplicates: change.duplicates, late: change.late,
       bitsPerSecond: interval > 0
-        ? Double(counts.payloadBytes - before.payloadBytes) * 8 / interval : 0,
+        ? Double(change.payloadBytes) * 8 / interval : 0,
       jitterMilliseconds: stream.windowMaxJitterSeconds.map { $0 * 1000 },
       roundTripMilliseconds: roundTrip, packetsTotal: counts.packets,
       lostTotal: max(0, counts.expected - counts.counted))
