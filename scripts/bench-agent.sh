@@ -122,7 +122,7 @@ run_scenario() {  # STREAMS RATE SECONDS STREAMS_PER_PEER
   anon=$(status_kb RssAnon)
   stop_process "$agent"
   trap - EXIT
-  echo "| $streams streams from $((streams / per_peer)) peers, $(awk -v n="$sent" -v s="$took" 'BEGIN {printf "%.0f", n / s}') packets/s for $took s ($sent sent) | $dropped of $((received / 2)) | $(awk -v u=$((after - before)) -v hz="$ticks" -v s="$took" 'BEGIN {printf "%.0f %%", u / hz / s * 100}') | $((hwm / 1024)) / $((rss / 1024)) MiB (idle $((idle_kb / 1024))); heap $((anon / 1024)) MiB, $(( (anon - idle_anon_kb) * 1024 / streams )) B per stream | $(awk -v h="$harvest" -v s="$score" -v p="$publish" 'BEGIN {printf "%.1f / %.0f / %.0f ms", h * 1000, s * 1000, p * 1000}') | $(awk -v t="$plain_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $plain_size B; gzip $(awk -v t="$gzip_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $gzip_size B | $promtool_result | $tracked |"
+  echo "| $streams streams from $((streams / per_peer)) peers, $(awk -v n="$sent" -v s="$took" 'BEGIN {printf "%.0f", n / s}') packets/s for $took s ($sent sent) | $dropped of $((received / 2)) | $(awk -v u=$((after - before)) -v hz="$ticks" -v s="$took" 'BEGIN {printf "%.0f %%", u / hz / s * 100}') | $((hwm / 1024)) / $((rss / 1024)) MiB (peak $((hwm * 1024 / 1000000)) MB; idle $((idle_kb / 1024))); heap $((anon / 1024)) MiB, $(( (anon - idle_anon_kb) * 1024 / streams )) B per stream | $(awk -v h="$harvest" -v s="$score" -v p="$publish" 'BEGIN {printf "%.1f / %.0f / %.0f ms", h * 1000, s * 1000, p * 1000}') | $(awk -v t="$plain_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $plain_size B; gzip $(awk -v t="$gzip_median" 'BEGIN {printf "%.1f ms", t * 1000}'), $gzip_size B | $promtool_result | $tracked |"
 }
 
 churn() {  # WAVE_SECONDS WAVES
