@@ -14,7 +14,7 @@ public final class AgentState: Sendable {
   public let capture: Mutex<StreamAnalyzer>
   public let scorer: Mutex<Scorer>
   let published = Mutex(Published())
-  /// Closed from the scoring of a tick to its publication: the last tick's peers and streams
+  /// Closed from the harvest of a tick to its publication: the last tick's peers and streams
   /// are let go meanwhile, and their readers wait (`withdrawTick`, `readTick`).
   let gate = PublicationGate()
   /// Where the ticker appends dashboard frames; a reload may swap it.
@@ -76,7 +76,7 @@ public final class AgentState: Sendable {
     published.withLock { body($0) }
   }
 
-  /// The ticker, before scoring a tick: lets the last tick's peers and streams go, so that one
+  /// The ticker, before harvesting a tick: lets the last tick's peers and streams go, so that one
   /// set is in memory, never two (`PublicationGate`). Readers of them wait until the next is
   /// published (`readTick`); the ticker opens the gate on every path out of the tick.
   func withdrawTick() {
@@ -87,7 +87,7 @@ public final class AgentState: Sendable {
     }
   }
 
-  /// Reads the last tick's peers or streams, waiting while a tick is being scored.
+  /// Reads the last tick's peers or streams, waiting while a tick is harvested and scored.
   func readTick<T>(_ body: (Published) -> T) async -> T {
     while true {
       // The gate is checked under the publication's lock: the ticker closes it before letting

@@ -41,7 +41,7 @@ public final class TickService: Service, Sendable {
 
   /// Closes a window: harvests the analyzer's counters under the capture lock (a copy: the only
   /// moment the captures wait), then scores the harvest and publishes the result while capture
-  /// goes on; the API's readers of peers and streams wait from the scoring to the publication
+  /// goes on; the API's readers of peers and streams wait from the harvest to the publication
   /// (`AgentState.withdrawTick`).
   func tick(at time: CaptureTime) {
     let clock = ContinuousClock()
