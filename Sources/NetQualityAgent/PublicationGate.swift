@@ -2,7 +2,7 @@ import Synchronization
 
 /// Closed while a tick is harvested, scored and published, so that only one tick's peers and
 /// streams are in memory: the ticker lets the previous tick's go before taking the next (at
-/// 100,000 peers they are 47 MB, and a second set beside the next harvest and tick made the
+/// 100,000 peers they are 37 MB, and a second set beside the next harvest and tick made the
 /// agent's peak), and the readers that need them (the JSON API, the status page) wait for the
 /// new ones — at most the tick's harvest, score and publish phases
 /// (`netquality_tick_duration_seconds`: about 0.2 s at 100,000 peers, 20 ms at 10,000).
