@@ -6,7 +6,8 @@
 ///
 /// Equal when the bits are: unlike `Double?`, a stored NaN equals itself, which is what a
 /// snapshot's equality (did anything change?) wants.
-struct PackedOptionalDouble: Sendable, Equatable {
+@propertyWrapper
+public struct PackedOptionalDouble: Sendable, Equatable {
   /// Sign 0, exponent all ones, quiet bit 0, payload 0xA11: a signalling NaN.
   private static let nilBits: UInt64 = 0x7FF0_0000_0000_0A11
 
@@ -16,7 +17,16 @@ struct PackedOptionalDouble: Sendable, Equatable {
     bits = value?.bitPattern ?? Self.nilBits
   }
 
+  public init(wrappedValue: Double?) {
+    self.init(wrappedValue)
+  }
+
   var value: Double? {
     bits == Self.nilBits ? nil : Double(bitPattern: bits)
+  }
+
+  public var wrappedValue: Double? {
+    get { value }
+    set { self = PackedOptionalDouble(newValue) }
   }
 }

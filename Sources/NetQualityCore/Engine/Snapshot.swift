@@ -7,10 +7,11 @@ public struct DirectionSnapshot: Sendable, Equatable {
   private var inputPackets: Int64
   private var inputLossRatio: Double
   private var inputJitterMilliseconds: Double
-  private var inputRoundTripMilliseconds: PackedOptionalDouble
-  private var storedRating: PackedOptionalDouble
-  private var storedMeanOpinionScore: PackedOptionalDouble
-  private var storedOneWayDelayMilliseconds: PackedOptionalDouble
+  @PackedOptionalDouble private var inputRoundTripMilliseconds: Double?
+  /// The E-model's rating R (ITU-T G.107).
+  @PackedOptionalDouble public var rating: Double?
+  @PackedOptionalDouble public var meanOpinionScore: Double?
+  @PackedOptionalDouble public var oneWayDelayMilliseconds: Double?
   public var level: QualityLevel
   /// The level of this window before damping.
   public var rawLevel: QualityLevel
@@ -32,12 +33,12 @@ public struct DirectionSnapshot: Sendable, Equatable {
     inputPackets = inputs?.packets ?? 0
     inputLossRatio = inputs?.lossRatio ?? 0
     inputJitterMilliseconds = inputs?.jitterMilliseconds ?? 0
-    inputRoundTripMilliseconds = PackedOptionalDouble(inputs?.roundTripMilliseconds)
+    inputRoundTripMilliseconds = inputs?.roundTripMilliseconds
     inputIsVideo = inputs?.isVideo ?? false
     hasInputs = inputs != nil
-    storedRating = PackedOptionalDouble(rating)
-    storedMeanOpinionScore = PackedOptionalDouble(meanOpinionScore)
-    storedOneWayDelayMilliseconds = PackedOptionalDouble(oneWayDelayMilliseconds)
+    self.rating = rating
+    self.meanOpinionScore = meanOpinionScore
+    self.oneWayDelayMilliseconds = oneWayDelayMilliseconds
     self.limitedBy = limitedBy
     self.source = source
   }
@@ -49,32 +50,16 @@ public struct DirectionSnapshot: Sendable, Equatable {
       return QualityModel.Inputs(
         packets: inputPackets, lossRatio: inputLossRatio,
         jitterMilliseconds: inputJitterMilliseconds,
-        roundTripMilliseconds: inputRoundTripMilliseconds.value, isVideo: inputIsVideo)
+        roundTripMilliseconds: inputRoundTripMilliseconds, isVideo: inputIsVideo)
     }
     set {
       inputPackets = newValue?.packets ?? 0
       inputLossRatio = newValue?.lossRatio ?? 0
       inputJitterMilliseconds = newValue?.jitterMilliseconds ?? 0
-      inputRoundTripMilliseconds = PackedOptionalDouble(newValue?.roundTripMilliseconds)
+      inputRoundTripMilliseconds = newValue?.roundTripMilliseconds
       inputIsVideo = newValue?.isVideo ?? false
       hasInputs = newValue != nil
     }
-  }
-
-  /// The E-model's rating R (ITU-T G.107).
-  public var rating: Double? {
-    get { storedRating.value }
-    set { storedRating = PackedOptionalDouble(newValue) }
-  }
-
-  public var meanOpinionScore: Double? {
-    get { storedMeanOpinionScore.value }
-    set { storedMeanOpinionScore = PackedOptionalDouble(newValue) }
-  }
-
-  public var oneWayDelayMilliseconds: Double? {
-    get { storedOneWayDelayMilliseconds.value }
-    set { storedOneWayDelayMilliseconds = PackedOptionalDouble(newValue) }
   }
 
   public static let unknown = DirectionSnapshot(level: .unknown, rawLevel: .unknown)
@@ -95,7 +80,7 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var stateSince: CaptureTime
   public var rx: DirectionSnapshot
   public var tx: DirectionSnapshot
-  private var storedRoundTripMilliseconds: PackedOptionalDouble
+  @PackedOptionalDouble public var roundTripMilliseconds: Double?
   public var rxBitsPerSecond: Double
   /// Cumulative figures since the peer was first seen.
   public var rxPacketsTotal: Int64
@@ -105,13 +90,16 @@ public struct PeerSnapshot: Sendable, Equatable {
   public var rxRetransmittedTotal: Int64
   public var txRetransmittedTotal: Int64
   public var rxFECTotal: Int64
-  private var windowRxPackets: Int32
-  private var windowRxLost: Int32
-  private var windowTxPackets: Int32
-  private var windowRxRetransmitted: Int32
-  private var windowTxRetransmitted: Int32
-  private var windowRxFEC: Int32
-  private var streamCount: Int32
+  /// Window figures of the streams from the peer.
+  @ClampedInt32 public var rxPackets: Int64
+  @ClampedInt32 public var rxLost: Int64
+  @ClampedInt32 public var txPackets: Int64
+  /// Repair packets in the window, outside the figures above (see `StreamRole`): RFC 4588
+  /// retransmissions from the peer and to it, and FEC packets from it.
+  @ClampedInt32 public var rxRetransmittedPackets: Int64
+  @ClampedInt32 public var txRetransmittedPackets: Int64
+  @ClampedInt32 public var rxFECPackets: Int64
+  @ClampedInt32 public var streams: Int
   /// Where the round trip comes from: RTCP reports, or ICE checks when RTCP is encrypted.
   public var roundTripSource: RoundTripSource?
   public var state: ConnectionState
@@ -133,66 +121,23 @@ public struct PeerSnapshot: Sendable, Equatable {
     self.stateSince = stateSince
     self.rx = rx
     self.tx = tx
-    storedRoundTripMilliseconds = PackedOptionalDouble(roundTripMilliseconds)
+    self.roundTripMilliseconds = roundTripMilliseconds
     self.roundTripSource = roundTripSource
-    windowRxPackets = Int32(clamping: rxPackets)
-    windowRxLost = Int32(clamping: rxLost)
+    self.rxPackets = rxPackets
+    self.rxLost = rxLost
     self.rxBitsPerSecond = rxBitsPerSecond
-    windowTxPackets = Int32(clamping: txPackets)
+    self.txPackets = txPackets
     self.rxPacketsTotal = rxPacketsTotal
     self.rxLostTotal = rxLostTotal
     self.txPacketsTotal = txPacketsTotal
-    windowRxRetransmitted = Int32(clamping: rxRetransmittedPackets)
-    windowTxRetransmitted = Int32(clamping: txRetransmittedPackets)
-    windowRxFEC = Int32(clamping: rxFECPackets)
+    self.rxRetransmittedPackets = rxRetransmittedPackets
+    self.txRetransmittedPackets = txRetransmittedPackets
+    self.rxFECPackets = rxFECPackets
     self.rxRetransmittedTotal = rxRetransmittedTotal
     self.txRetransmittedTotal = txRetransmittedTotal
     self.rxFECTotal = rxFECTotal
-    streamCount = Int32(clamping: streams)
+    self.streams = streams
     self.probeBox = probe.map(OutOfLine.init)
-  }
-
-  public var roundTripMilliseconds: Double? {
-    get { storedRoundTripMilliseconds.value }
-    set { storedRoundTripMilliseconds = PackedOptionalDouble(newValue) }
-  }
-
-  /// Window figures of the streams from the peer.
-  public var rxPackets: Int64 {
-    get { Int64(windowRxPackets) }
-    set { windowRxPackets = Int32(clamping: newValue) }
-  }
-
-  public var rxLost: Int64 {
-    get { Int64(windowRxLost) }
-    set { windowRxLost = Int32(clamping: newValue) }
-  }
-
-  public var txPackets: Int64 {
-    get { Int64(windowTxPackets) }
-    set { windowTxPackets = Int32(clamping: newValue) }
-  }
-
-  /// Repair packets in the window, outside the figures above (see `StreamRole`): RFC 4588
-  /// retransmissions from the peer and to it, and FEC packets from it.
-  public var rxRetransmittedPackets: Int64 {
-    get { Int64(windowRxRetransmitted) }
-    set { windowRxRetransmitted = Int32(clamping: newValue) }
-  }
-
-  public var txRetransmittedPackets: Int64 {
-    get { Int64(windowTxRetransmitted) }
-    set { windowTxRetransmitted = Int32(clamping: newValue) }
-  }
-
-  public var rxFECPackets: Int64 {
-    get { Int64(windowRxFEC) }
-    set { windowRxFEC = Int32(clamping: newValue) }
-  }
-
-  public var streams: Int {
-    get { Int(streamCount) }
-    set { streamCount = Int32(clamping: newValue) }
   }
 
   /// What our probes to the peer measured (nil: not probed).
@@ -250,15 +195,17 @@ public struct StreamWindow: Sendable, Equatable {
   public var direction: StreamDirection
   public var role: StreamRole
   public var state: ConnectionState
-  private var windowPackets: Int32
-  private var windowExpected: Int32
-  private var windowLost: Int32
-  private var windowLostChange: Int32
-  private var windowDuplicates: Int32
-  private var windowLate: Int32
+  @ClampedInt32 public private(set) var packets: Int64
+  @ClampedInt32 public private(set) var expected: Int64
+  @ClampedInt32 public private(set) var lost: Int64
+  /// Expected minus received in this window, negative when late packets filled earlier gaps.
+  @ClampedInt32 public private(set) var lostChange: Int64
+  @ClampedInt32 public private(set) var duplicates: Int64
+  @ClampedInt32 public private(set) var late: Int64
   public var bitsPerSecond: Double
-  private var storedJitterMilliseconds: PackedOptionalDouble
-  private var storedRoundTripMilliseconds: PackedOptionalDouble
+  /// The largest RFC 3550 jitter in the window (nil: the stream's clock is unknown).
+  @PackedOptionalDouble public var jitterMilliseconds: Double?
+  @PackedOptionalDouble public var roundTripMilliseconds: Double?
   /// Cumulative since the stream began.
   public var packetsTotal: Int64
   public var lostTotal: Int64
@@ -273,41 +220,23 @@ public struct StreamWindow: Sendable, Equatable {
     self.direction = direction
     self.role = role
     self.state = state
-    windowPackets = Int32(clamping: packets)
-    windowExpected = Int32(clamping: expected)
-    windowLost = Int32(clamping: lost)
-    windowLostChange = Int32(clamping: lostChange)
-    windowDuplicates = Int32(clamping: duplicates)
-    windowLate = Int32(clamping: late)
+    self.packets = packets
+    self.expected = expected
+    self.lost = lost
+    self.lostChange = lostChange
+    self.duplicates = duplicates
+    self.late = late
     self.bitsPerSecond = bitsPerSecond
-    storedJitterMilliseconds = PackedOptionalDouble(jitterMilliseconds)
-    storedRoundTripMilliseconds = PackedOptionalDouble(roundTripMilliseconds)
+    self.jitterMilliseconds = jitterMilliseconds
+    self.roundTripMilliseconds = roundTripMilliseconds
     self.packetsTotal = packetsTotal
     self.lostTotal = lostTotal
   }
 
-  /// The largest RFC 3550 jitter in the window (nil: the stream's clock is unknown).
-  public var jitterMilliseconds: Double? {
-    get { storedJitterMilliseconds.value }
-    set { storedJitterMilliseconds = PackedOptionalDouble(newValue) }
-  }
-
-  public var roundTripMilliseconds: Double? {
-    get { storedRoundTripMilliseconds.value }
-    set { storedRoundTripMilliseconds = PackedOptionalDouble(newValue) }
-  }
-
-  public var packets: Int64 { Int64(windowPackets) }
-  public var expected: Int64 { Int64(windowExpected) }
-  public var lost: Int64 { Int64(windowLost) }
-  /// Expected minus received in this window, negative when late packets filled earlier gaps.
-  public var lostChange: Int64 { Int64(windowLostChange) }
   /// Lost of expected in this window (0 when none was expected).
   public var lossRatio: Double {
-    windowExpected > 0 ? Double(windowLost) / Double(windowExpected) : 0
+    expected > 0 ? Double(lost) / Double(expected) : 0
   }
-  public var duplicates: Int64 { Int64(windowDuplicates) }
-  public var late: Int64 { Int64(windowLate) }
 }
 
 /// What a tick closes: host, peers, streams.
