@@ -107,7 +107,8 @@ public struct Agent {
       + (history.map { [HistorySink(recorder: $0, state: state)] } ?? [])
       + (alertmanager.map { [AlertmanagerSink(notifier: $0)] } ?? [])
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-      .init(service: captures), .init(service: TickService(state: state, sinks: sinks)),
+      .init(service: captures),
+      .init(service: TickService(state: state, sinks: sinks, captures: captures.progress)),
       .init(service: http), .init(service: ReloadService(configuration: live)),
       .init(service: ProbeService(plan: probes, state: state, logger: logger)),
     ]

@@ -23,6 +23,8 @@ public final class AgentState: Sendable {
   let dashboardCounters = DashboardOutput.Counters()
   /// The history recorder, when storage is on (set once at start).
   let history: HistoryRecorder?
+  /// The HTTP server's readers of the history, when storage is on.
+  let historyReaders: HistoryReaders?
   /// The status page's charts kept in memory for the peers it shows.
   let statusCharts = StatusCharts()
   /// The Alertmanager notifier, when `alertmanager.url(s)` is set (set once at start).
@@ -59,6 +61,7 @@ public final class AgentState: Sendable {
     capture = Mutex(engine.analyzer)
     scorer = Mutex(engine.scorer)
     self.history = history
+    historyReaders = history.map { HistoryReaders(path: $0.settings.path) }
     self.alertmanager = alertmanager
   }
 

@@ -3,6 +3,7 @@ import Logging
 import NetQualityCapture
 import NetQualityCore
 import NetQualityExport
+import NetQualityProbe
 import ServiceLifecycle
 import Synchronization
 
@@ -15,7 +16,9 @@ public final class CaptureService: Service, Sendable {
   let options: LiveCapture.Options
   let state: AgentState
   let logger: Logger
-  private let stopping = Atomic<Bool>(false)
+  private let threads = ServiceThreads()
+  /// How far each capture has read (a late tick waits for it).
+  let progress: CaptureProgress
 
   /// How long a poll waits for packets before checking for shutdown.
   static let pollMilliseconds: Int32 = 200
@@ -28,6 +31,7 @@ public final class CaptureService: Service, Sendable {
     self.options = options
     self.state = state
     self.logger = logger
+    progress = CaptureProgress(captures: interfaces.count)
   }
 
   /// Opens every capture once, so a wrong interface or missing permission fails the start with
@@ -47,37 +51,23 @@ public final class CaptureService: Service, Sendable {
   }
 
   public func run() async throws {
-    let threads = interfaces.enumerated().map { index, interface in
-      let done = DispatchSemaphore(value: 0)
-      let thread = Thread { [self] in
-        self.captureLoop(interface, index: UInt8(truncatingIfNeeded: index))
-        done.signal()
-      }
-      thread.name = "capture \(interface)"
-      thread.start()
-      return done
-    }
     state.update { $0.ready = true }
-    await withGracefulShutdownHandler {
-      // Wait for shutdown without blocking a concurrency thread.
-      while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
-        try? await Task.sleep(for: .milliseconds(200))
-      }
-    } onGracefulShutdown: {
-      self.stopping.store(true, ordering: .relaxed)
-    }
-    stopping.store(true, ordering: .relaxed)
-    for done in threads { done.wait() }
+    await threads.run(
+      interfaces.enumerated().map { index, interface in
+        (name: "capture \(interface)", body: { self.captureLoop(interface, index: index) })
+      })
     logger.info("captures closed")
   }
 
-  private func captureLoop(_ interface: String, index: UInt8) {
+  private func captureLoop(_ interface: String, index position: Int) {
+    let index = UInt8(truncatingIfNeeded: position)
+    defer { progress.idle(position) }
     var capture: LiveCapture?
     var lastFailure: String?
     var linkUp: Bool?
     let clock = ContinuousClock()
     var nextLinkCheck = clock.now
-    while !stopping.load(ordering: .relaxed) {
+    while !threads.isStopping {
       // The link state (a sysfs open and read) and the kernel's statistics (a getsockopt and
       // the shared state's lock) once per poll interval, not once per batch of packets: under
       // load that cost twice the packets' own work.
@@ -98,6 +88,7 @@ public final class CaptureService: Service, Sendable {
             lastFailure = error.description
           }
           markInterface(interface, capturing: false, statistics: nil)
+          progress.idle(position)
           Thread.sleep(forTimeInterval: Self.reopenSeconds)
           continue
         }
@@ -105,11 +96,15 @@ public final class CaptureService: Service, Sendable {
       guard let live = capture else { continue }
       do {
         // Wait outside the lock so the ticker and other captures get the analyzer meanwhile.
+        let polled = WallClock.now().nanosecondsSinceEpoch
         if try live.waitForPackets(timeoutMilliseconds: Self.pollMilliseconds) {
           try state.capture.withLock { (analyzer: inout StreamAnalyzer) throws(CaptureError) in
             _ = try live.dispatch(into: &analyzer, interfaceIndex: index)
           }
         }
+        // A dispatch reads every packet the ring holds: what was stamped before the poll began
+        // has been read.
+        progress.drained(position, since: polled)
         if housekeeping {
           markInterface(interface, capturing: true, statistics: live.statistics())
         }
@@ -131,7 +126,7 @@ public final class CaptureService: Service, Sendable {
     previous = up
     updateInterface(interface) { $0.linkUp = up }
     if first && up { return }
-    let now = CaptureTime(nanosecondsSinceEpoch: TickService.wallClock())
+    let now = WallClock.now()
     // The peers' link_down/link_up events reach the next tick's sinks (log, history, ...).
     let corrected = state.capture.withLock { $0.correctedWallClock(now) }
     let peers = state.scorer.withLock {

@@ -4,22 +4,28 @@ import Synchronization
 
 /// Basic-auth answers already worked out: bcrypt costs 50 to 300 ms a check (cost 10 to 12),
 /// and Prometheus sends the same credentials every scrape, so each (user, hash, password) is
-/// checked with bcrypt once and its answer kept, right or wrong, as exporter-toolkit's
-/// `web/cache.go` does (100 entries, a tenth evicted at random when full).
+/// checked with bcrypt once and its answer kept, as exporter-toolkit's `web/cache.go` does.
 ///
-/// Unlike exporter-toolkit it holds no password: an entry is the SHA-256 of the three, and a
-/// lookup compares the request's digest with every entry in constant time (no early exit, no
-/// hash table), so neither a password nor how much of it matched shows in the time taken.
+/// Unlike exporter-toolkit, accepted and refused answers are kept apart, each up to `capacity`:
+/// a flood of wrong passwords fills and churns only the refused ones, so it can never push the
+/// scraper's accepted credentials out and put its next scrape behind the guessers' bcrypt
+/// checks (issue 31: 200 guessers evicted them within 20 s in one shared table of 100). The
+/// accepted ones are only ever pushed out by other accepted ones, least recently used first.
+///
+/// No password is held: an entry is the SHA-256 of the three, and a lookup compares the
+/// request's digest with every entry of both in constant time (no early exit, no hash table),
+/// so neither a password nor how much of it matched shows in the time taken.
 final class CredentialCache: Sendable {
-  /// exporter-toolkit's `cacheSize`.
+  /// exporter-toolkit's `cacheSize`, for each of the two.
   static let capacity = 100
 
-  private struct Entry {
-    var digest: SHA256Digest
-    var accepted: Bool
+  private struct Entries {
+    /// Accepted, least recently used first.
+    var accepted: [SHA256Digest] = []
+    var refused: [SHA256Digest] = []
   }
 
-  private let entries = Mutex<[Entry]>([])
+  private let entries = Mutex(Entries())
 
   /// The key of a user, the hash configured for it and a password.
   static func digest(user: String, hash: String, password: String) -> SHA256Digest {
@@ -35,31 +41,44 @@ final class CredentialCache: Sendable {
   /// The kept answer for `digest`, or nil when bcrypt must decide.
   func answer(_ digest: SHA256Digest) -> Bool? {
     entries.withLock { entries in
-      var found: Bool?
-      for entry in entries where Self.equal(entry.digest, digest) {
-        found = entry.accepted
+      var acceptedAt: Int?
+      var refused = false
+      for (index, entry) in entries.accepted.enumerated() where Self.equal(entry, digest) {
+        acceptedAt = index
       }
-      return found
+      for entry in entries.refused where Self.equal(entry, digest) { refused = true }
+      if let index = acceptedAt {
+        // Most recently used last.
+        entries.accepted.append(entries.accepted.remove(at: index))
+        return true
+      }
+      return refused ? false : nil
     }
   }
 
   func keep(_ digest: SHA256Digest, accepted: Bool) {
     entries.withLock { entries in
-      if entries.count >= Self.capacity {
-        for _ in 0..<max(1, entries.count / 10) {
-          entries.remove(at: Int.random(in: entries.indices))
+      if accepted {
+        if entries.accepted.count >= Self.capacity { entries.accepted.removeFirst() }
+        entries.accepted.append(digest)
+      } else {
+        if entries.refused.count >= Self.capacity {
+          for _ in 0..<max(1, entries.refused.count / 10) {
+            entries.refused.remove(at: Int.random(in: entries.refused.indices))
+          }
         }
+        entries.refused.append(digest)
       }
-      entries.append(Entry(digest: digest, accepted: accepted))
     }
   }
 
   /// Drops every answer (a reload changed the users).
   func removeAll() {
-    entries.withLock { $0.removeAll() }
+    entries.withLock { $0 = Entries() }
   }
 
-  var count: Int { entries.withLock { $0.count } }
+  var count: Int { entries.withLock { $0.accepted.count + $0.refused.count } }
+  var acceptedCount: Int { entries.withLock { $0.accepted.count } }
 
   /// Equal digests, in time that does not depend on where they differ.
   static func equal(_ a: SHA256Digest, _ b: SHA256Digest) -> Bool {

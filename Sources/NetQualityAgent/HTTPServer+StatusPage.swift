@@ -36,15 +36,13 @@ extension HTTPServer {
     let names = rows.peers.map(\.peer)
     var fromHistory: [String: [ChartPoint]]?
     model.chartSource = "memory (the agent keeps the shown peers' charts while they are shown)"
-    if let recorder = state.history {
+    if let recorder = state.history, let readers = state.historyReaders {
       let query = HistoryChartQuery(
         peers: names, from: model.chartFrom, to: model.chartTo, bucketSeconds: bucketSeconds)
       let key = "\(time.nanosecondsSinceEpoch) \(bucketSeconds) \(names.joined(separator: "\n"))"
       let path = recorder.settings.path
       fromHistory = await state.statusCharts.historyPoints(key: key) {
-        await Task.detached { () -> [String: [ChartPoint]]? in
-          try? HistoryDatabase.openForReading(path: path).read { try query.points($0) }
-        }.value
+        try? await readers.read { db in try query.points(db) }
       }
       model.chartSource =
         fromHistory == nil

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import NIOCore
 import NetQualityCore
 import NetQualityExport
 import NetQualityProbe
@@ -51,8 +52,8 @@ enum HTTPServer {
   static func router(
     state: AgentState, registry: ConnectionRegistry? = nil,
     security: WebSecurity = WebSecurity(.none)
-  ) -> Router<BasicRequestContext> {
-    let router = Router(options: .autoGenerateHeadEndpoints)
+  ) -> Router<AgentRequestContext> {
+    let router = Router(context: AgentRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: WebSecurityMiddleware(security: security))
     router.add(middleware: MethodMiddleware(paths: paths))
     router.get("/metrics") { request, _ in
@@ -65,7 +66,9 @@ enum HTTPServer {
       state.read(\.ready)
         ? text("OK\n") : text("captures not running yet\n", status: .serviceUnavailable)
     }
-    router.get("/") { _, _ in await statusPage(state) }
+    router.get("/") { _, context in
+      await untilClientGoes(context.channel, registry: registry) { await statusPage(state) }
+    }
     router.get("/api/v1/peers") { request, _ -> Response in
       await peers(state, query: request.uri.queryParameters)
     }
@@ -78,10 +81,28 @@ enum HTTPServer {
     router.get("/api/v1/alerts") { _, _ -> Response in
       json(.object([("alerts", .array(state.read(\.alerts).map(TimelineJSON.alert)))]))
     }
-    router.get("/api/v1/history") { request, _ -> Response in
-      await history(state, query: request.uri.queryParameters)
+    router.get("/api/v1/history") { request, context -> Response in
+      await untilClientGoes(context.channel, registry: registry) {
+        await history(state, query: request.uri.queryParameters)
+      }
     }
     return router
+  }
+
+  /// Runs `operation` in a task that is cancelled when the client of `channel` goes away
+  /// (what it awaits — a history read — is then interrupted and its place in the queue freed).
+  static func untilClientGoes(
+    _ channel: any Channel, registry: ConnectionRegistry?,
+    _ operation: @escaping @Sendable () async -> Response
+  ) async -> Response {
+    let task = Task { await operation() }
+    let token = registry?.whenClientGone(channel) { task.cancel() }
+    defer { if let token { registry?.forget(channel, token: token) } }
+    return await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      task.cancel()
+    }
   }
 
   struct MetricsSettings: Sendable {
@@ -125,10 +146,14 @@ enum HTTPServer {
         ("harvest", timing.harvestSeconds), ("score", timing.scoreSeconds),
         ("publish", timing.publishSeconds),
       ]
+      exposition.ticksSkipped = timing.skippedTicks
+      exposition.tickLatenessSeconds = timing.lateSeconds
       exposition.configReloadSuccessful = published.status.lastReloadSuccessful
       exposition.configReloadTime = published.status.lastReloadTime
       exposition.http = http.map {
-        .init(open: $0.open, evicted: $0.evicted, refused: $0.refused, timedOut: $0.timedOut)
+        .init(
+          open: $0.open, evicted: $0.evicted, refused: $0.refused, timedOut: $0.timedOut,
+          pipelining: $0.pipelining, notReading: $0.notReading)
       }
       // Rendered at the tick; rendered now only where a tick was published without it.
       tickSection =
@@ -179,6 +204,14 @@ enum HTTPServer {
         maintenanceSecondsSum: counters.maintenanceSecondsSum,
         databaseBytes: counters.databaseBytes, queueLength: counters.queueLength,
         healthy: counters.fault == nil)
+    }
+    if let readers = state.historyReaders {
+      let counters = readers.queue.counters
+      exposition.historyReads = .init(
+        answered: Int64(counters.completed.load(ordering: .relaxed)),
+        busy: Int64(counters.refusedBusy.load(ordering: .relaxed)),
+        cancelled: Int64(counters.cancelled.load(ordering: .relaxed)),
+        timedOut: Int64(counters.timedOut.load(ordering: .relaxed)))
     }
     exposition.web = security.map(webFigures)
     exposition.alertmanager = state.alertmanager?.counters.figures

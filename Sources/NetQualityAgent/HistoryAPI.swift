@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import NetQualityExport
 import NetQualityStore
 
@@ -10,10 +11,11 @@ extension HTTPServer {
   static let historyRowLimit = 10_000
 
   /// `/api/v1/history?peer=P&since=1h` (or `from=`/`to=`, `limit=`): the history's per-tick
-  /// rows, with the timeline's field names. Read on a task of its own, off the event loop,
-  /// from a read-only connection (the writer is never waited for: WAL).
+  /// rows, with the timeline's field names. Read by the history's readers (`HistoryReaders`:
+  /// threads of their own behind a short queue, never the concurrency pool), from a read-only
+  /// connection (the writer is never waited for: WAL).
   static func history(_ state: AgentState, query: Parameters) async -> Response {
-    guard let recorder = state.history else {
+    guard let readers = state.historyReaders else {
       return jsonError(
         "the history is off on this agent (storage.enabled, storage_path)", .serviceUnavailable)
     }
@@ -35,29 +37,47 @@ extension HTTPServer {
     }
     let request = HistoryQuery(
       from: range.from, to: range.to, peer: query["peer"].map(String.init), limit: limit)
-    let path = recorder.settings.path
-    let result = await Task.detached { () -> Result<[HistoryQuery.TickRow], HistoryError> in
-      do {
-        let database = try HistoryDatabase.openForReading(path: path)
-        return .success(try database.read { db in try request.rows(db) })
-      } catch let error as HistoryError {
-        return .failure(error)
-      } catch {
-        return .failure(HistoryError("\(path): \(HistoryFault(error).message)"))
-      }
-    }.value
-    switch result {
-    case .success(let rows):
-      return json(
-        .object([
+    // The answer is built on the reading thread too: 10,000 rows are 4 MB of JSON.
+    let rowLimit = limit
+    do {
+      let body = try await readers.read { db -> ByteBuffer in
+        let rows = try request.rows(db)
+        let answer = JSONValue.object([
           ("from", .number(range.from)),
           ("to", .number(range.to)),
-          ("truncated", .bool(rows.count == limit)),
+          ("truncated", .bool(rows.count == rowLimit)),
           ("rows", .array(rows.map { .object(HistoryOutput.record($0)) })),
-        ]))
-    case .failure(let error):
-      return jsonError(error.description, .serviceUnavailable)
+        ])
+        return ByteBuffer(string: answer.text + "\n")
+      }
+      return Response(
+        status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+    } catch {
+      return historyFailure(error)
     }
+  }
+
+  /// The answer to a history read that failed: 503 with `Retry-After` while the readers are
+  /// busy (RFC 9110 section 10.2.3), 504 past the time limit, 503 for a history that cannot be
+  /// read.
+  static func historyFailure(_ failure: WorkFailure) -> Response {
+    var response: Response
+    switch failure {
+    case .busy:
+      response = jsonError(
+        "the history's readers are busy; retry shortly",
+        .serviceUnavailable)
+      response.headers[.retryAfter] = "2"
+    case .timedOut:
+      response = jsonError(
+        "the history query ran too long; ask for a shorter range", .gatewayTimeout)
+    case .cancelled:
+      // Nobody reads it: the client went away.
+      response = jsonError("cancelled", .serviceUnavailable)
+    case .failed(let reason):
+      response = jsonError(reason, .serviceUnavailable)
+    }
+    return response
   }
 
   static func jsonError(_ message: String, _ status: HTTPResponse.Status) -> Response {

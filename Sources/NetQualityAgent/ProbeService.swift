@@ -29,7 +29,7 @@ public final class ProbeService: Service, Sendable {
   let plan: Plan
   let state: AgentState
   let logger: Logger
-  private let stopping = Atomic<Bool>(false)
+  private let threads = ServiceThreads()
 
   /// How long a wait lasts at most before the stop flag is looked at again.
   static let pollMilliseconds: Int64 = 100
@@ -85,33 +85,14 @@ public final class ProbeService: Service, Sendable {
   }
 
   public func run() async throws {
-    var threads: [DispatchSemaphore] = []
+    var bodies: [(name: String, body: @Sendable () -> Void)] = []
     if !plan.targets.isEmpty {
-      threads.append(start("probes") { self.probeLoop() })
+      bodies.append(("probes", { self.probeLoop() }))
     }
     if let reflector = plan.reflector {
-      threads.append(start("reflector") { self.reflectorLoop(reflector.value) })
+      bodies.append(("reflector", { self.reflectorLoop(reflector.value) }))
     }
-    await withGracefulShutdownHandler {
-      while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
-        try? await Task.sleep(for: .milliseconds(200))
-      }
-    } onGracefulShutdown: {
-      self.stopping.store(true, ordering: .relaxed)
-    }
-    stopping.store(true, ordering: .relaxed)
-    for done in threads { done.wait() }
-  }
-
-  private func start(_ name: String, _ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-      body()
-      done.signal()
-    }
-    thread.name = name
-    thread.start()
-    return done
+    await threads.run(bodies)
   }
 
   private func probeLoop() {
@@ -134,7 +115,7 @@ public final class ProbeService: Service, Sendable {
     var descriptors = senders.map {
       pollfd(fd: $0.socket.descriptor, events: Int16(POLLIN), revents: 0)
     }
-    while !stopping.load(ordering: .relaxed) {
+    while !threads.isStopping {
       let monotonic = WallClock.monotonicNow()
       for sender in senders {
         do {
@@ -166,7 +147,7 @@ public final class ProbeService: Service, Sendable {
 
   private func reflectorLoop(_ reflector: Reflector) {
     logger.info("reflecting", metadata: ["listen": "\(reflector.socket.localEndpoint)"])
-    while !stopping.load(ordering: .relaxed) {
+    while !threads.isStopping {
       do {
         if try reflector.socket.waitUntilReadable(timeoutMilliseconds: 100) {
           try reflector.serveWaiting()

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NetQualityCore
 import NetQualityExport
+import NetQualityProbe
 import NetQualityStore
 import ServiceLifecycle
 import Synchronization
@@ -10,32 +11,86 @@ import Synchronization
 /// clock too) and hands the result to each sink: the HTTP state, the dashboard, the log and
 /// the history. The interval is read before every wait, so a reload changes it at the next
 /// tick.
+///
+/// The ticker runs on a thread of its own, never on the concurrency pool: requests that fill
+/// the pool (twenty slow history queries on a two-core host, issue 31) must not stop the
+/// scoring, the states, the alerts and the history. A tick that wakes late (a stopped or
+/// starved process) closes the latest boundary on the grid at or before the time it woke,
+/// counts the boundaries it passed (`netquality_ticks_skipped_total`), and first lets the
+/// captures read what the kernel buffered meanwhile.
 public final class TickService: Service, Sendable {
   let state: AgentState
   let sinks: [any TickSink]
+  /// The captures' progress, which a late tick waits for (nil: no captures, as in tests).
+  let captures: CaptureProgress?
   /// How long the previous tick took to publish (published with the next one: a publication
   /// cannot carry its own duration).
   private let lastPublishSeconds = Atomic<Double>(0)
+  private let threads = ServiceThreads()
+  private let alarm = WallClockAlarm()
+  /// Boundaries passed without a tick, since the start.
+  let skippedTicks = Atomic<Int64>(0)
 
-  init(state: AgentState, sinks: [any TickSink]) {
+  /// A tick that starts later than this after its boundary waits for the captures to catch up
+  /// first: an on-time tick starts within a millisecond or two; a quarter of a second late
+  /// means the process or the thread was held up.
+  static let lateNanoseconds: Int64 = 250_000_000
+  /// How long a late tick waits for the captures at most: a capture thread polls every
+  /// `CaptureService.pollMilliseconds` (200 ms), and reading a full ring takes milliseconds.
+  static let catchUpNanoseconds: Int64 = 1_000_000_000
+
+  init(state: AgentState, sinks: [any TickSink], captures: CaptureProgress? = nil) {
     self.state = state
     self.sinks = sinks
+    self.captures = captures
   }
 
   public func run() async throws {
-    while !Task.isCancelled && !Task.isShuttingDownGracefully {
+    threads.whenStopping { [alarm] in alarm.wake() }
+    await threads.run([("ticker", { self.tickLoop() })])
+  }
+
+  private func tickLoop() {
+    while !threads.isStopping {
       let interval = CaptureTime.nanoseconds(
         state.scorer.withLock { $0.configuration.tickIntervalSeconds })
-      let now = Self.wallClock()
+      let now = WallClock.now().nanosecondsSinceEpoch
       let next = (now / interval + 1) * interval
-      do {
-        try await cancelWhenGracefulShutdown {
-          try await Task.sleep(for: .nanoseconds(next - now))
-        }
-      } catch {
-        break
+      switch alarm.sleep(untilWallClock: next) {
+      case .woken: return
+      case .clockSteppedBack: continue
+      case .due: break
       }
-      tick(at: CaptureTime(nanosecondsSinceEpoch: next))
+      let woke = WallClock.now().nanosecondsSinceEpoch
+      let (boundary, skipped) = Self.boundary(scheduled: next, reading: woke, interval: interval)
+      if skipped > 0 { skippedTicks.add(skipped, ordering: .relaxed) }
+      if woke - boundary > Self.lateNanoseconds { waitForCaptures(until: woke) }
+      tick(
+        at: CaptureTime(nanosecondsSinceEpoch: boundary),
+        lateSeconds: Double(woke - boundary) * 1e-9)
+    }
+  }
+
+  /// The boundary a tick scheduled at `scheduled` closes when it wakes at `reading`: the
+  /// scheduled one when on time, else the latest on the grid at or before the reading, so that
+  /// ticks stay on the grid and near the wall clock; and how many boundaries were passed.
+  static func boundary(scheduled: Int64, reading: Int64, interval: Int64) -> (
+    boundary: Int64, skipped: Int64
+  ) {
+    guard interval > 0, reading - scheduled >= interval else { return (scheduled, 0) }
+    let latest = reading / interval * interval
+    return (latest, (latest - scheduled) / interval)
+  }
+
+  /// Waits, at most `catchUpNanoseconds`, until every capture has read what was stamped before
+  /// `wallClock`.
+  private func waitForCaptures(until wallClock: Int64) {
+    guard let captures else { return }
+    let deadline = wallClock + Self.catchUpNanoseconds
+    while !captures.hasDrained(until: wallClock) && !threads.isStopping {
+      let now = WallClock.now().nanosecondsSinceEpoch
+      guard now < deadline else { return }
+      _ = alarm.sleep(untilWallClock: min(deadline, now + 5_000_000))
     }
   }
 
@@ -43,7 +98,11 @@ public final class TickService: Service, Sendable {
   /// moment the captures wait), then scores the harvest and publishes the result while capture
   /// goes on; the API's readers of peers and streams wait from the harvest to the publication
   /// (`AgentState.withdrawTick`).
-  func tick(at time: CaptureTime) {
+  ///
+  /// `reading` is the wall clock as the captures are held, read there when nil (a test passes
+  /// its own): only it, never the boundary, can tell a step of the host's clock
+  /// (`CaptureClock.correctTick`).
+  func tick(at time: CaptureTime, reading: CaptureTime? = nil, lateSeconds: Double = 0) {
     let clock = ContinuousClock()
     let started = clock.now
     let cutoff = state.scorer.withLock { $0.forgetCutoff(at: time) }
@@ -57,7 +116,7 @@ public final class TickService: Service, Sendable {
     // so it grows without copying.
     var harvested = StreamHarvest()
     let now = state.capture.withLock { analyzer in
-      let now = analyzer.correctTick(time)
+      let now = analyzer.correctTick(time, reading: reading ?? WallClock.now())
       analyzer.harvest(into: &harvested, forgetSilentSince: cutoff)
       return now
     }
@@ -73,7 +132,8 @@ public final class TickService: Service, Sendable {
     publication.timing = TickTiming(
       harvestSeconds: Self.seconds(harvestEnded - started),
       scoreSeconds: Self.seconds(scoreEnded - harvestEnded),
-      publishSeconds: lastPublishSeconds.load(ordering: .relaxed))
+      publishSeconds: lastPublishSeconds.load(ordering: .relaxed),
+      lateSeconds: lateSeconds, skippedTicks: skippedTicks.load(ordering: .relaxed))
     for sink in sinks { sink.publish(publication) }
     lastPublishSeconds.store(Self.seconds(clock.now - scoreEnded), ordering: .relaxed)
     if harvested.forgotten > 0 || !harvested.remap.isEmpty {
@@ -100,11 +160,5 @@ public final class TickService: Service, Sendable {
         labels: ["kind": fault.kind.rawValue], state: .firing, start: start, end: nil,
         summary: "history \(recorder.settings.path) cannot be written: \(fault.message)")
     ]
-  }
-
-  static func wallClock() -> Int64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_REALTIME, &spec)
-    return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
   }
 }

@@ -19,6 +19,10 @@ struct TickTiming: Sendable {
   var scoreSeconds = 0.0
   /// Handing the result to every sink (the HTTP state, the dashboard, the log, the history).
   var publishSeconds = 0.0
+  /// How long after its boundary the tick started (a stopped or starved process wakes late).
+  var lateSeconds = 0.0
+  /// Boundaries passed without a tick since the start (late wake-ups).
+  var skippedTicks: Int64 = 0
 }
 
 /// A consumer of ticks: the HTTP state, the dashboard, the log, the history. Each takes the

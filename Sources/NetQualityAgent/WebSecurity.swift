@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import HummingbirdBcrypt
-import NIOPosix
 import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
@@ -38,19 +37,27 @@ public final class WebSecurity: Sendable {
     /// Credentials checked with bcrypt (not answered by the cache).
     let bcryptChecks = Atomic<Int>(0)
     let rateLimited = Atomic<Int>(0)
+    /// Requests refused 429 because the bcrypt queue was full (a flood of new passwords).
+    let bcryptShed = Atomic<Int>(0)
     /// Connections whose TLS handshake failed (plain HTTP, no or a bad client certificate).
     let tlsHandshakeFailures = Atomic<Int>(0)
   }
 
   private let policy: Mutex<Policy>
-  private let bucket: Mutex<TokenBucket?>
+  private let buckets: Mutex<RateLimitBuckets>
   let cache = CredentialCache()
   let counters = Counters()
   /// nil: the listener is plain HTTP (decided at start).
   let tls: WebTLS?
-  /// Only one bcrypt check runs at a time (exporter-toolkit's `bcryptMtx`): a flood of new
-  /// passwords costs one core at most, and scrapes with known credentials never wait for it.
-  private let bcryptTurn = Mutex(())
+  /// bcrypt checks of credentials not in the cache: one at a time on a thread of its own
+  /// (exporter-toolkit's `bcryptMtx`), so a flood of new passwords costs one core at most,
+  /// behind a short queue beyond which a guess is refused 429 at once instead of waiting —
+  /// scrapes with known credentials never queue here.
+  let bcrypt = BoundedWorkQueue(
+    name: "bcrypt", threads: 1, queueLimit: bcryptQueueLimit, timeoutSeconds: 10)
+  /// Checks waiting for the bcrypt thread at most: eight checks of cost 10 are about half a
+  /// second; a guesser beyond them is told to come back (`Retry-After`).
+  static let bcryptQueueLimit = 8
 
   /// exporter-toolkit's stand-in hash for unknown users (bcrypt of "fakepassword", cost 10),
   /// checked so that an unknown user takes as long as a wrong password: user names cannot be
@@ -59,7 +66,7 @@ public final class WebSecurity: Sendable {
 
   public init(_ loaded: Loaded) {
     policy = Mutex(Self.policy(loaded.configuration))
-    bucket = Mutex(Self.bucket(loaded.configuration.rateLimit))
+    buckets = Mutex(RateLimitBuckets(loaded.configuration.rateLimit, now: Self.now()))
     if let settings = loaded.configuration.tls, let material = loaded.tlsMaterial {
       tls = WebTLS(settings: settings, material: material)
     } else {
@@ -91,20 +98,19 @@ public final class WebSecurity: Sendable {
       return old.users != new.users
     }
     if changedUsers { cache.removeAll() }
-    bucket.withLock { $0 = Self.bucket(loaded.configuration.rateLimit) }
+    buckets.withLock { $0 = RateLimitBuckets(loaded.configuration.rateLimit, now: Self.now()) }
     if let tls, let material = loaded.tlsMaterial { tls.replaceIdentity(material) }
     return started.listenerSettingsDiffer(from: loaded.configuration)
   }
 
   var current: Policy { policy.withLock { $0 } }
 
-  /// Whether the rate limit lets a request through now.
-  func admit() -> Bool {
-    bucket.withLock { bucket in
-      guard var limit = bucket else { return true }
-      defer { bucket = limit }
-      return limit.take(at: Self.now())
-    }
+  /// Whether the rate limit lets a request through now: the request of a user whose
+  /// credentials were accepted takes from that user's bucket, any other from the bucket shared
+  /// by everything unauthenticated (see `RateLimitBuckets`).
+  func admit(user: String? = nil) -> Bool {
+    let now = Self.now()
+    return buckets.withLock { $0.take(user: user, at: now) }
   }
 
   /// The outcome of a request's `Authorization` header.
@@ -112,37 +118,54 @@ public final class WebSecurity: Sendable {
     case accepted
     case missing
     case invalid
+    /// Refused by the rate limit (429).
+    case rateLimited
+    /// New credentials while the bcrypt queue is full (429 with `Retry-After`).
+    case busy
   }
 
-  /// Checks basic-auth credentials against `users`: every request needs them while a user is
-  /// configured. A password seen before is answered from the cache; a new one is checked with
-  /// bcrypt on NIO's thread pool, off the request's task, one check at a time.
+  /// Checks basic-auth credentials against `users` (every request needs them while a user is
+  /// configured) and applies the rate limit: to the user's own bucket once the credentials are
+  /// accepted, else to the bucket of the unauthenticated, which a guess pays into before its
+  /// bcrypt check. Credentials seen before are answered from the cache; new ones are checked
+  /// with bcrypt on its own thread, one at a time, behind a bounded queue.
   func verify(authorization: String?, users: [String: String]) async -> Verdict {
-    guard !users.isEmpty else { return .accepted }
+    guard !users.isEmpty else { return admit() ? .accepted : .rateLimited }
     guard let (user, password) = authorization.flatMap(Self.basicCredentials) else {
       counters.missing.add(1, ordering: .relaxed)
-      return .missing
+      return admit() ? .missing : .rateLimited
     }
     let hash = users[user]
     let checked = hash ?? Self.unknownUserHash
     let digest = CredentialCache.digest(user: user, hash: checked, password: password)
-    var accepted = cache.answer(digest)
-    if accepted == nil {
-      counters.bcryptChecks.add(1, ordering: .relaxed)
-      let result =
-        (try? await NIOThreadPool.singleton.runIfActive { [self] in
-          self.bcryptTurn.withLock { _ in Bcrypt.verify(password, hash: checked) }
-        }) ?? false
-      // An unknown user is refused whatever bcrypt says of the stand-in hash.
-      let answer = result && hash != nil
-      cache.keep(digest, accepted: answer)
-      accepted = answer
-    }
-    guard accepted == true else {
+    switch cache.answer(digest) {
+    case true?:
+      return admit(user: user) ? .accepted : .rateLimited
+    case false?:
       counters.invalid.add(1, ordering: .relaxed)
-      return .invalid
+      return admit() ? .invalid : .rateLimited
+    case nil:
+      guard admit() else { return .rateLimited }
+      let result: Bool
+      do {
+        result = try await bcrypt.run { _ in Bcrypt.verify(password, hash: checked) }
+      } catch .busy {
+        counters.bcryptShed.add(1, ordering: .relaxed)
+        return .busy
+      } catch {
+        // Cancelled (the client left) or past the time limit: no answer to keep.
+        return .invalid
+      }
+      counters.bcryptChecks.add(1, ordering: .relaxed)
+      // An unknown user is refused whatever bcrypt says of the stand-in hash.
+      let accepted = result && hash != nil
+      cache.keep(digest, accepted: accepted)
+      guard accepted else {
+        counters.invalid.add(1, ordering: .relaxed)
+        return .invalid
+      }
+      return .accepted
     }
-    return .accepted
   }
 
   /// User and password of an `Authorization: Basic <base64(user:password)>` header (RFC 7617
@@ -167,14 +190,8 @@ public final class WebSecurity: Sendable {
       rateLimit: configuration.rateLimit)
   }
 
-  private static func bucket(_ limit: WebConfiguration.RateLimit?) -> TokenBucket? {
-    limit.map {
-      TokenBucket(ratePerSecond: 1 / $0.intervalSeconds, burst: Double($0.burst), now: now())
-    }
-  }
-
-  /// A monotonic time for the rate limit's bucket.
-  private static func now() -> CaptureTime {
+  /// A monotonic time for the rate limit's buckets.
+  static func now() -> CaptureTime {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return CaptureTime(seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
@@ -193,6 +210,7 @@ extension HTTPServer {
       invalidCredentials: Int64(counters.invalid.load(ordering: .relaxed)),
       bcryptChecks: Int64(counters.bcryptChecks.load(ordering: .relaxed)),
       rateLimited: Int64(counters.rateLimited.load(ordering: .relaxed)),
+      bcryptShed: Int64(counters.bcryptShed.load(ordering: .relaxed)),
       tlsHandshakeFailures: Int64(counters.tlsHandshakeFailures.load(ordering: .relaxed)))
   }
 }

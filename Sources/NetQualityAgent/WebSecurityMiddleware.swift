@@ -2,9 +2,10 @@ import HTTPTypes
 import Hummingbird
 
 /// The web configuration applied to every request, whatever its path (as exporter-toolkit's
-/// handler wraps a whole exporter, `/-/healthy` and `/-/ready` included): the rate limit
-/// (`429`), then basic authentication while users are configured (`401` with
-/// `WWW-Authenticate`), then the route; the configured headers go on every answer, errors
+/// handler wraps a whole exporter, `/-/healthy` and `/-/ready` included): basic authentication
+/// while users are configured (`401` with `WWW-Authenticate`; `429` with `Retry-After` for new
+/// credentials while the bcrypt queue is full) and the rate limit (`429`; see
+/// `RateLimitBuckets`), then the route; the configured headers go on every answer, errors
 /// included.
 struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   let security: WebSecurity
@@ -19,22 +20,23 @@ struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   ) async throws -> Response {
     let policy = security.current
     var response: Response
-    if !security.admit() {
+    switch await security.verify(
+      authorization: request.headers[.authorization], users: policy.users)
+    {
+    case .rateLimited:
       security.counters.rateLimited.add(1, ordering: .relaxed)
       response = HTTPServer.text("too many requests\n", status: .tooManyRequests)
-    } else {
-      switch await security.verify(
-        authorization: request.headers[.authorization], users: policy.users)
-      {
-      case .missing, .invalid:
-        response = HTTPServer.text("unauthorized\n", status: .unauthorized)
-        response.headers[.wwwAuthenticate] = Self.challenge
-      case .accepted:
-        do {
-          response = try await next(request, context)
-        } catch let error as HTTPResponseError {
-          response = try error.response(from: request, context: context)
-        }
+    case .busy:
+      response = HTTPServer.text("too many new credentials at once\n", status: .tooManyRequests)
+      response.headers[.retryAfter] = "1"
+    case .missing, .invalid:
+      response = HTTPServer.text("unauthorized\n", status: .unauthorized)
+      response.headers[.wwwAuthenticate] = Self.challenge
+    case .accepted:
+      do {
+        response = try await next(request, context)
+      } catch let error as HTTPResponseError {
+        response = try error.response(from: request, context: context)
       }
     }
     for (name, value) in policy.headers { response.headers[name] = value }

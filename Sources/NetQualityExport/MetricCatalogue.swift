@@ -22,7 +22,9 @@ extension MetricFamily {
   public static let httpConnectionsClosedTotal = counter(
     "netquality_http_connections_closed_total", labels: ["reason"],
     "HTTP connections the server closed, by reason: evicted (the longest waiting, to make "
-      + "room at the cap), refused (every slot busy), timeout (no request in time).")
+      + "room at the cap), refused (every slot busy), timeout (no request in time), pipelining "
+      + "(more requests sent ahead than the server answers at once), not_reading (answers "
+      + "unread for the request timeout).")
 
   // MARK: The web configuration (--web.config.file)
 
@@ -37,6 +39,10 @@ extension MetricFamily {
   public static let httpAuthBcryptChecksTotal = counter(
     "netquality_http_auth_bcrypt_checks_total",
     "Credentials checked with bcrypt (each new user and password once; then cached).")
+  public static let httpAuthBcryptShedTotal = counter(
+    "netquality_http_auth_bcrypt_shed_total",
+    "New credentials refused 429 without a check because the bcrypt queue was full (a flood "
+      + "of guesses); accepted credentials come from the cache and never wait for it.")
   public static let httpRateLimitedTotal = counter(
     "netquality_http_rate_limited_total",
     "Requests refused 429 by the web configuration's rate_limit.")
@@ -189,6 +195,13 @@ extension MetricFamily {
   public static let tickDurationSeconds = gauge(
     "netquality_tick_duration_seconds", labels: ["phase"],
     "How long the last tick took, by phase: harvest (captures held up), score, publish.")
+  public static let ticksSkippedTotal = counter(
+    "netquality_ticks_skipped_total",
+    "Tick boundaries passed without a tick because the ticker woke a whole interval late or "
+      + "more (a stopped or starved process); the next tick closes the latest boundary.")
+  public static let tickLatenessSeconds = gauge(
+    "netquality_tick_lateness_seconds",
+    "How long after its boundary the last tick started (normally a millisecond or two).")
   public static let packetsTotal = counter(
     "netquality_packets_total", "Frames handed to the engine.")
   public static let rtcpPacketsTotal = counter(
@@ -309,6 +322,11 @@ extension MetricFamily {
   public static let storageMaintenanceSecondsTotal = counter(
     "netquality_storage_maintenance_seconds_total",
     "Time spent downsampling and deleting by retention.")
+  public static let storageReadsTotal = counter(
+    "netquality_storage_reads_total", labels: ["outcome"],
+    "Reads of the history for the HTTP API and the status page, by outcome: answered, busy "
+      + "(refused 503 at once, the readers and their queue full), cancelled (the client went "
+      + "away), timed_out.")
   public static let storageDatabaseBytes = gauge(
     "netquality_storage_database_bytes",
     "Bytes of the history file in use (pages minus the free list).")
@@ -333,6 +351,7 @@ public enum MetricCatalogue {
     .buildInfo, .configLastReloadSuccessful, .configLastReloadSuccessTimestampSeconds,
     .scrapeDurationSeconds, .httpConnections, .httpConnectionsClosedTotal,
     .httpSecurityInfo, .httpAuthFailuresTotal, .httpAuthBcryptChecksTotal,
+    .httpAuthBcryptShedTotal,
     .httpRateLimitedTotal, .httpTLSHandshakeFailuresTotal,
     .alertmanagerNotificationsSentTotal, .alertmanagerNotificationsFailedTotal,
     .alertmanagerNotificationsDroppedTotal, .alertmanagerQueueLength, .alertmanagerQueueCapacity,
@@ -346,7 +365,8 @@ public enum MetricCatalogue {
     .streamLossRatio, .streamJitterSeconds, .streamPacketsTotal, .streamSeriesDropped,
     .captureUp, .linkUp, .captureReceivedPacketsTotal, .captureDroppedPacketsTotal,
     .captureInterfaceDroppedPacketsTotal,
-    .streams, .streamSlots, .tickDurationSeconds, .packetsTotal, .rtcpPacketsTotal,
+    .streams, .streamSlots, .tickDurationSeconds, .ticksSkippedTotal, .tickLatenessSeconds,
+    .packetsTotal, .rtcpPacketsTotal,
     .decodeErrorsTotal, .truncatedPacketsTotal, .captureClockStepsTotal,
     .captureOutOfOrderTimestampsTotal,
     .probeInfo, .probeSentTotal, .probeReceivedTotal, .probeLostTotal, .probeLostPending,
@@ -359,7 +379,7 @@ public enum MetricCatalogue {
     .storageHealthy, .storageTicksWrittenTotal, .storageRowsWrittenTotal,
     .storageQueueDroppedTicksTotal, .storageQueueLength, .storageErrorsTotal,
     .storageFilesMovedAsideTotal, .storageWriteSecondsTotal, .storageWriteSecondsMax,
-    .storageMaintenanceSecondsTotal, .storageDatabaseBytes,
+    .storageMaintenanceSecondsTotal, .storageDatabaseBytes, .storageReadsTotal,
     .dashboardFailedWritesTotal, .dashboardRotationsTotal, .dashboardRotationFailuresTotal,
   ]
 

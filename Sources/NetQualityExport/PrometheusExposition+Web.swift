@@ -11,11 +11,13 @@ extension PrometheusExposition {
     /// Credentials checked with bcrypt rather than answered from the cache.
     public var bcryptChecks: Int64
     public var rateLimited: Int64
+    /// New credentials refused 429 because the bcrypt queue was full.
+    public var bcryptShed: Int64
     public var tlsHandshakeFailures: Int64
 
     public init(
       tls: Bool, clientAuth: String, basicAuth: Bool, missingCredentials: Int64,
-      invalidCredentials: Int64, bcryptChecks: Int64, rateLimited: Int64,
+      invalidCredentials: Int64, bcryptChecks: Int64, rateLimited: Int64, bcryptShed: Int64 = 0,
       tlsHandshakeFailures: Int64
     ) {
       self.tls = tls
@@ -25,6 +27,7 @@ extension PrometheusExposition {
       self.invalidCredentials = invalidCredentials
       self.bcryptChecks = bcryptChecks
       self.rateLimited = rateLimited
+      self.bcryptShed = bcryptShed
       self.tlsHandshakeFailures = tlsHandshakeFailures
     }
   }
@@ -43,6 +46,8 @@ extension PrometheusExposition {
     out.sample(.httpAuthFailuresTotal, [("reason", "invalid")], Double(web.invalidCredentials))
     out.family(.httpAuthBcryptChecksTotal)
     out.sample(.httpAuthBcryptChecksTotal, [], Double(web.bcryptChecks))
+    out.family(.httpAuthBcryptShedTotal)
+    out.sample(.httpAuthBcryptShedTotal, [], Double(web.bcryptShed))
     out.family(.httpRateLimitedTotal)
     out.sample(.httpRateLimitedTotal, [], Double(web.rateLimited))
     out.family(.httpTLSHandshakeFailuresTotal)

@@ -27,23 +27,33 @@ public struct PrometheusExposition {
     }
   }
 
-  /// The HTTP server's connections: open now, and closed to make room, refused, timed out.
+  /// The HTTP server's connections: open now, and closed to make room, refused, timed out,
+  /// for pipelining too deep, or because the client stopped reading its answers.
   public struct HTTPConnections: Sendable, Equatable {
     public var open: Int
     public var evicted: Int64
     public var refused: Int64
     public var timedOut: Int64
+    public var pipelining: Int64
+    public var notReading: Int64
 
-    public init(open: Int, evicted: Int64, refused: Int64, timedOut: Int64) {
+    public init(
+      open: Int, evicted: Int64, refused: Int64, timedOut: Int64, pipelining: Int64 = 0,
+      notReading: Int64 = 0
+    ) {
       self.open = open
       self.evicted = evicted
       self.refused = refused
       self.timedOut = timedOut
+      self.pipelining = pipelining
+      self.notReading = notReading
     }
   }
 
   public var snapshot: Snapshot?
   public var http: HTTPConnections?
+  /// What the HTTP server's reads of the history came to (nil with the history off).
+  public var historyReads: HistoryReadFigures?
   public var alerts: [Alert] = []
   public var interfaces: [Interface] = []
   public var capture = CaptureCounters()
@@ -52,6 +62,9 @@ public struct PrometheusExposition {
   public var streamSlots = 0
   /// The last tick's phases and how long each took, seconds (harvest, score, publish).
   public var tickDurations: [(phase: String, seconds: Double)] = []
+  /// Tick boundaries passed without a tick since the start, and how late the last tick started.
+  public var ticksSkipped: Int64 = 0
+  public var tickLatenessSeconds = 0.0
   public var perStream = false
   public var maxStreamSeries = 1000
   /// Peers with series of their own (the worst, after the pinned ones); the others are
@@ -90,6 +103,7 @@ public struct PrometheusExposition {
     probeSenderMetrics(into: &out)
     reflectorMetrics(into: &out)
     storageMetrics(into: &out, errorKinds: storageErrorKinds)
+    historyReadMetrics(into: &out)
     dashboardMetrics(into: &out)
     webMetrics(into: &out)
     alertmanagerMetrics(into: &out)
@@ -110,6 +124,7 @@ public struct PrometheusExposition {
       out.family(.httpConnectionsClosedTotal)
       for (reason, count) in [
         ("evicted", http.evicted), ("refused", http.refused), ("timeout", http.timedOut),
+        ("pipelining", http.pipelining), ("not_reading", http.notReading),
       ] {
         out.sample(.httpConnectionsClosedTotal, [("reason", reason)], Double(count))
       }
@@ -314,6 +329,10 @@ public struct PrometheusExposition {
     for (phase, seconds) in tickDurations {
       out.sample(.tickDurationSeconds, [("phase", phase)], seconds)
     }
+    out.family(.ticksSkippedTotal)
+    out.sample(.ticksSkippedTotal, [], Double(ticksSkipped))
+    out.family(.tickLatenessSeconds)
+    out.sample(.tickLatenessSeconds, [], tickLatenessSeconds)
     out.family(.packetsTotal)
     out.sample(.packetsTotal, [], Double(capture.frames))
     out.family(.rtcpPacketsTotal)

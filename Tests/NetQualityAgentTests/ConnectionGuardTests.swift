@@ -2,6 +2,7 @@ import HTTPTypes
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
+import Synchronization
 import XCTest
 
 @testable import NetQualityAgent
@@ -107,4 +108,80 @@ final class ConnectionGuardTests: XCTestCase {
     XCTAssertLessThanOrEqual(defaults.maxConnections, max(16, Int(clamping: limit.rlim_cur) / 2))
     XCTAssertEqual(defaults.requestTimeoutSeconds, 60)
   }
+
+  /// Issue 31: a client that pipelines hundreds of requests and never reads is closed at the
+  /// first request beyond the bound; the rest of what it sent is dropped, not parsed and held.
+  func testPipeliningBeyondTheBoundClosesTheConnection() throws {
+    let registry = registry(maxConnections: 4)
+    let client = try connect(registry)
+    let bound = registry.limits.maxPipelinedRequests
+    for _ in 0..<bound { try sendRequest(client) }
+    XCTAssertTrue(client.isActive, "\(bound) requests ahead are allowed")
+    var passed = 0
+    while (try client.readInbound(as: HTTPRequestPart.self)) != nil { passed += 1 }
+    XCTAssertEqual(passed, 2 * bound, "each request's head and end passed on")
+    try sendRequest(client)
+    XCTAssertFalse(client.isActive)
+    XCTAssertNil(try client.readInbound(as: HTTPRequestPart.self), "nothing more passed on")
+    XCTAssertEqual(registry.counters.pipelining, 1)
+  }
+
+  func testAnsweredRequestsMakeRoomForMorePipelinedOnes() throws {
+    let registry = registry(maxConnections: 4)
+    let client = try connect(registry)
+    for _ in 0..<(3 * registry.limits.maxPipelinedRequests) {
+      try sendRequest(client)
+      try respond(client, close: false)
+    }
+    XCTAssertTrue(client.isActive)
+    XCTAssertEqual(registry.counters.pipelining, 0)
+  }
+
+  /// A client that stops reading: the connection stays unwritable, and is closed after the
+  /// request timeout; one that reads again in time is kept.
+  func testAClientThatLeavesItsAnswersUnreadIsClosedAfterTheTimeout() throws {
+    let registry = registry(maxConnections: 4)
+    let reader = try connect(registry)
+    let stalled = try connect(registry)
+    for channel in [reader, stalled] {
+      channel.isWritable = false
+      channel.pipeline.fireChannelWritabilityChanged()
+    }
+    loop.advanceTime(by: .seconds(30))
+    reader.isWritable = true
+    reader.pipeline.fireChannelWritabilityChanged()
+    try sendRequest(reader)
+    loop.advanceTime(by: .seconds(31))
+    XCTAssertFalse(stalled.isActive)
+    XCTAssertTrue(reader.isActive, "it read again in time")
+    XCTAssertEqual(registry.counters.notReading, 1)
+  }
+
+  func testWorkForAClientThatGoesAwayIsCancelled() throws {
+    let registry = registry(maxConnections: 4)
+    let client = try connect(registry)
+    let cancelled = ManagedAtomicFlag()
+    let token = registry.whenClientGone(client) { cancelled.set() }
+    XCTAssertNotEqual(token, 0)
+    XCTAssertFalse(cancelled.isSet)
+    // The client shuts down its sending side (a FIN; half-closure is allowed).
+    client.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+    XCTAssertTrue(cancelled.isSet)
+    // Registered after it left: at once.
+    let late = ManagedAtomicFlag()
+    _ = registry.whenClientGone(client) { late.set() }
+    XCTAssertFalse(late.isSet, "the connection is still open, only its input closed")
+    _ = try client.finish()
+    XCTAssertTrue(late.isSet)
+    let afterClose = ManagedAtomicFlag()
+    _ = registry.whenClientGone(client) { afterClose.set() }
+    XCTAssertTrue(afterClose.isSet, "not a connection of the registry any more: at once")
+  }
+}
+
+/// A flag set from a `@Sendable` closure.
+final class ManagedAtomicFlag: Sendable {
+  private let value = Atomic<Bool>(false)
+  func set() { value.store(true, ordering: .relaxed) }
+  var isSet: Bool { value.load(ordering: .relaxed) }
 }

@@ -67,13 +67,34 @@ final class CaptureClockTests: XCTestCase {
     XCTAssertEqual(clock.steps, 1)
   }
 
-  func testAWallClockTickBehindThePacketsShiftsThePacketsAfterIt() {
+  func testAWallClockReadingBehindThePacketsShiftsTheTickAndThePacketsAfterIt() {
     var clock = CaptureClock()
     _ = corrected([start, start + second], clock: &clock)
-    let tick = clock.correctTick(CaptureTime(nanosecondsSinceEpoch: start - hour))
-    XCTAssertEqual(tick.nanosecondsSinceEpoch, start + second)
+    // The host's clock stepped back an hour: the tick's reading says so.
+    let boundary = CaptureTime(nanosecondsSinceEpoch: start - hour + 2 * second)
+    let tick = clock.correctTick(
+      boundary, reading: CaptureTime(nanosecondsSinceEpoch: start - hour + 2 * second))
     XCTAssertEqual(clock.steps, 1)
+    XCTAssertEqual(clock.offsetNanoseconds, hour - second)
+    XCTAssertEqual(tick.nanosecondsSinceEpoch, start + second)
     XCTAssertEqual(
-      corrected([start - hour + 20_000_000], clock: &clock), [start + second + 20_000_000])
+      corrected([start - hour + 3 * second], clock: &clock), [start + 2 * second])
+  }
+
+  /// Issue 31: a tick that woke 10 s late (a stopped process) closes its boundary on the
+  /// grid, behind packets stamped up to now; that is not the clock stepping back.
+  func testALateTickBehindThePacketsIsNotAStep() {
+    var clock = CaptureClock()
+    let boundary = start - start % (2 * second) + 2 * second
+    let packets = (0..<600).map { boundary - 2 * second + Int64($0) * 20_000_000 }
+    _ = corrected(packets, clock: &clock)
+    let reading = CaptureTime(nanosecondsSinceEpoch: (packets.last ?? 0) + 5_000_000)
+    let tick = clock.correctTick(CaptureTime(nanosecondsSinceEpoch: boundary), reading: reading)
+    XCTAssertEqual(tick.nanosecondsSinceEpoch, boundary, "on the grid, not moved")
+    XCTAssertEqual(clock.steps, 0)
+    XCTAssertEqual(clock.offsetNanoseconds, 0)
+    // The packets after it keep their own times.
+    let next = (packets.last ?? 0) + 20_000_000
+    XCTAssertEqual(corrected([next], clock: &clock), [next])
   }
 }

@@ -71,6 +71,7 @@ final class MetricCatalogueTests: XCTestCase {
       filesMovedAside: 0, writeSecondsSum: 0.01, writeSecondsMax: 0.005,
       maintenanceSecondsSum: 0, databaseBytes: 4096, queueLength: 0, healthy: true)
     exposition.storageErrorKinds = ["disk_full"]
+    exposition.historyReads = .init(answered: 4, busy: 45, cancelled: 1, timedOut: 0)
     exposition.dashboard = .init(failedWrites: 0, rotations: 0, rotationFailures: 0)
     exposition.web = .init(
       tls: true, clientAuth: "NoClientCert", basicAuth: true, missingCredentials: 1,

@@ -61,19 +61,27 @@ public struct CaptureClock: Sendable, Equatable {
     return stepBack(raw: raw)
   }
 
-  /// A tick of the live agent's wall clock: that clock is the one the packets are stamped
-  /// with, so a tick behind the latest packet beyond the tolerance means the host's clock
-  /// stepped back, and the same shift applies to the packets after it.
-  public mutating func correctTick(_ time: CaptureTime) -> CaptureTime {
-    let raw = max(0, time.nanosecondsSinceEpoch)
-    let corrected = Self.add(raw, offsetNanoseconds)
-    guard corrected < latestNanoseconds &- Self.toleratedBackwardNanoseconds else {
-      return CaptureTime(nanosecondsSinceEpoch: corrected)
+  /// The live agent's tick closing the window at grid time `boundary`, with `reading` the wall
+  /// clock read while the captures are held (every packet fed so far was stamped by that clock
+  /// before it was read).
+  ///
+  /// Only the reading can reveal a step of the host's clock: a reading behind the latest packet
+  /// beyond the tolerance means the clock stepped back, and the same shift applies to the
+  /// packets after it. The boundary may lie far behind the latest packet simply because the
+  /// tick woke late (a stalled or stopped process, a starved thread): that is a late tick, not
+  /// a step, and moves nothing (issue 31: reading the stale boundary as a step put every time
+  /// the agent reported ahead by the stall's length, for good).
+  public mutating func correctTick(_ boundary: CaptureTime, reading: CaptureTime)
+    -> CaptureTime
+  {
+    let correctedReading = Self.add(max(0, reading.nanosecondsSinceEpoch), offsetNanoseconds)
+    if correctedReading < latestNanoseconds &- Self.toleratedBackwardNanoseconds {
+      offsetNanoseconds = Self.add(offsetNanoseconds, latestNanoseconds - correctedReading)
+      steps += 1
+      pending = nil
     }
-    offsetNanoseconds = Self.add(offsetNanoseconds, latestNanoseconds - corrected)
-    steps += 1
-    pending = nil
-    return CaptureTime(nanosecondsSinceEpoch: latestNanoseconds)
+    return CaptureTime(
+      nanosecondsSinceEpoch: Self.add(max(0, boundary.nanosecondsSinceEpoch), offsetNanoseconds))
   }
 
   private mutating func stepBack(raw: Int64) -> CaptureTime {

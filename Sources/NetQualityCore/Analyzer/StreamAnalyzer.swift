@@ -104,10 +104,12 @@ public struct StreamAnalyzer: Sendable {
     clock.correct(time)
   }
 
-  /// The live agent's tick at wall-clock time `time`, on the corrected clock: the same clock
-  /// that stamps the packets, so a step of it shifts the tick like the packets.
-  public mutating func correctTick(_ time: CaptureTime) -> CaptureTime {
-    clock.correctTick(time)
+  /// The live agent's tick closing the window at wall-clock grid time `boundary`, on the
+  /// corrected clock; `reading` is the wall clock read now, under the capture lock (see
+  /// `CaptureClock.correctTick(_:reading:)`): a step of the host's clock shifts the tick like
+  /// the packets, a late tick shifts nothing.
+  public mutating func correctTick(_ boundary: CaptureTime, reading: CaptureTime) -> CaptureTime {
+    clock.correctTick(boundary, reading: reading)
   }
 
   /// A wall-clock time on the corrected clock, for events the capture threads time themselves

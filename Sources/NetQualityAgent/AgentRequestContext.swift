@@ -1,0 +1,15 @@
+import Hummingbird
+import NIOCore
+
+/// A request's context: Hummingbird's own storage and the connection the request came on, so
+/// that the work of a request whose client has gone (a history read) can be dropped
+/// (`ConnectionRegistry.whenClientGone`).
+struct AgentRequestContext: RequestContext {
+  var coreContext: CoreRequestContextStorage
+  let channel: any Channel
+
+  init(source: ApplicationRequestContextSource) {
+    coreContext = .init(source: source)
+    channel = source.channel
+  }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import NetQualityCore
+import Synchronization
+import XCTest
+
+@testable import NetQualityAgent
+
+/// Issue 31: the ticker cannot be starved by requests and never leaves the grid.
+final class TickServiceTests: XCTestCase {
+  /// Records when each tick was published, on the clock the test reads.
+  final class RecordingSink: TickSink {
+    var name: String { "recording" }
+    let published = Mutex<[(at: ContinuousClock.Instant, time: CaptureTime)]>([])
+    func publish(_ tick: TickPublication) {
+      published.withLock { $0.append((ContinuousClock.now, tick.result.snapshot.time)) }
+    }
+  }
+
+  let second: Int64 = 1_000_000_000
+
+  func testAnOnTimeTickClosesItsScheduledBoundary() {
+    let scheduled = 1_795_306_142 * second
+    let (boundary, skipped) = TickService.boundary(
+      scheduled: scheduled, reading: scheduled + 1_000_000, interval: 2 * second)
+    XCTAssertEqual(boundary, scheduled)
+    XCTAssertEqual(skipped, 0)
+    // Late by less than an interval: still its own boundary.
+    XCTAssertEqual(
+      TickService.boundary(
+        scheduled: scheduled, reading: scheduled + 2 * second - 1, interval: 2 * second
+      ).boundary, scheduled)
+  }
+
+  func testATickThatWokeTenSecondsLateClosesTheLatestBoundaryAndCountsTheOthers() {
+    let interval = 2 * second
+    let scheduled = 1_795_306_142 * second
+    let reading = scheduled + 10 * second + 300_000_000
+    let (boundary, skipped) = TickService.boundary(
+      scheduled: scheduled, reading: reading, interval: interval)
+    XCTAssertEqual(boundary, scheduled + 10 * second)
+    XCTAssertEqual(boundary % interval, 0, "on the grid")
+    XCTAssertLessThan(reading - boundary, interval, "within a tick of the wall clock")
+    XCTAssertEqual(skipped, 5)
+  }
+
+  /// The ticker on its own thread: with every thread of the concurrency pool blocked (what
+  /// twenty slow history queries did), ticks go on at their interval.
+  func testTicksGoOnWhileTheConcurrencyPoolIsBlocked() async throws {
+    let state = HTTPRoutesTests.tickedState()
+    var configuration = state.scorer.withLock { $0.configuration }
+    configuration.tickIntervalSeconds = 0.2
+    state.reconfigure(configuration)
+    let sink = RecordingSink()
+    let ticker = TickService(state: state, sinks: [sink])
+    let running = Task { try await ticker.run() }
+    defer { running.cancel() }
+    // Wait for a first tick so the thread is up.
+    let deadline = ContinuousClock.now + .seconds(10)
+    while sink.published.withLock({ $0.isEmpty }) {
+      guard ContinuousClock.now < deadline else { return XCTFail("no tick at all") }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    // Block every pool thread (and more) for 2 s, as blocking queries would.
+    let blocked = ContinuousClock.now
+    let blockers = (0..<(2 * ProcessInfo.processInfo.activeProcessorCount)).map { _ in
+      Task.detached { usleep(2_000_000) }
+    }
+    for blocker in blockers { await blocker.value }
+    let released = ContinuousClock.now
+    let during = sink.published.withLock { ticks in
+      ticks.filter { $0.at > blocked && $0.at < released }
+    }
+    // 2 s of 0.2 s ticks: ten boundaries; allow for the edges and a loaded machine.
+    XCTAssertGreaterThanOrEqual(during.count, 7, "ticks while the pool was blocked")
+    let times = during.map(\.time.nanosecondsSinceEpoch)
+    XCTAssertTrue(times.allSatisfy { $0 % 200_000_000 == 0 }, "on the grid: \(times)")
+    running.cancel()
+    _ = try? await running.value
+  }
+}
