@@ -29,6 +29,7 @@ stages=(
   "e2e-prometheus-kit|240|tests/e2e/prometheus-kit.sh"
   "e2e-agent-alertmanager|180|tests/e2e/agent-alertmanager.sh"
   "e2e-http-limits|300|tests/e2e/http-limits.sh"
+  "e2e-hostile|240|tests/e2e/hostile.sh"
   "e2e-web-security|300|tests/e2e/web-security.sh"
   "e2e-top-tmux|180|tests/e2e/top-tmux.sh"
   "e2e-real-clients-sip|420|tests/e2e/real-clients-sip.sh"

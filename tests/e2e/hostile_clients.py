@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""Issue 31's attacks on a running agent, each mode checking its own outcome against the
+agent's own figures (its /metrics, its /proc entries), never a sleep standing in for an event.
+
+  hostile_clients.py fill DB PEERS TICKS
+      Fills a history the agent created (schema in place) with PEERS peers at TICKS ticks of
+      2 s ending now: PEERS x TICKS peer rows, for the history load below.
+
+  hostile_clients.py history-load HOST PORT PID CLIENTS
+      CLIENTS concurrent full-range /api/v1/history requests (each client gives up after 15 s,
+      as an impatient one would, and its query is then dropped), while a scraper fetches /metrics every 0.25 s until every
+      client is done. Passes when every /metrics answered within 1 s, the agent's ticks kept
+      their cadence (no gap between `netquality_last_tick_timestamp_seconds` values over two
+      intervals), requests beyond the bound were refused 503 with Retry-After within 1 s, and
+      the agent's resident memory grew by less than 100 MB.
+
+  hostile_clients.py pipeline HOST PORT PID CONNECTIONS REQUESTS
+      CONNECTIONS clients each pipelining REQUESTS `GET /metrics` and never reading, held
+      until the agent stops answering them; then closed. Passes when the agent's resident
+      memory grew by less than 50 MB while they were open and came back within 10 MB of where
+      it was, and a scrape meanwhile answered within 1 s.
+
+  hostile_clients.py rtp SOURCE DESTINATION PORT
+      Sends G.711-sized RTP (50 packets/s) from SOURCE to DESTINATION:PORT until killed.
+
+  hostile_clients.py stall HOST PORT PID DB PEER SECONDS
+      Stops the agent (SIGSTOP) for SECONDS while PEER's RTP goes on, then continues it
+      (SIGCONT). Passes when, within two ticks, the agent reports a tick on the 2 s grid and
+      within one tick of the wall clock; no event, alert or history row is dated in the future
+      (now, then after two more ticks); PEER, whose packets the kernel kept for the capture, was
+      never interrupted; and the agent counted the ticks it missed
+      (`netquality_ticks_skipped_total`) but no clock step.
+
+  hostile_clients.py guessers HOST PORT USER PASSWORD GUESSERS SECONDS
+      GUESSERS clients sending distinct wrong passwords for USER as fast as they are answered,
+      and a scraper with the right password every 2 s, for SECONDS. Passes when every scrape
+      answered 200 within 1 s.
+
+Prints one line per figure and FAIL lines; exit status 1 on any failure.
+"""
+
+import base64
+import os
+import socket
+import sqlite3
+import sys
+import threading
+import time
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def request(host, port, path, headers="", timeout=10.0):
+    """One GET on a fresh connection: (status, headers, body, seconds)."""
+    started = time.monotonic()
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        s.settimeout(timeout)
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{headers}Connection: close\r\n\r\n"
+                  .encode())
+        data = b""
+        while True:
+            if time.monotonic() - started > timeout:
+                raise TimeoutError(f"{path}: no complete answer in {timeout} s")
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    fields = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        fields[name.strip().lower()] = value.strip()
+    return status, fields, body, time.monotonic() - started
+
+
+def metric(text, series):
+    for line in text.splitlines():
+        if line.startswith(series + " ") or line.startswith(series + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+class Scraper(threading.Thread):
+    """Fetches /metrics every `period` s until stopped: the slowest answer, the tick times."""
+
+    def __init__(self, host, port, period, headers=""):
+        super().__init__(daemon=True)
+        self.host, self.port, self.period, self.headers = host, port, period, headers
+        self.stop = threading.Event()
+        self.seconds, self.failures, self.tick_times = [], [], []
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                status, _, body, seconds = request(self.host, self.port, "/metrics", self.headers)
+                self.seconds.append(seconds)
+                if status != 200:
+                    self.failures.append(f"/metrics answered {status}")
+                tick = metric(body.decode(), "netquality_last_tick_timestamp_seconds")
+                if tick is not None and (not self.tick_times or tick != self.tick_times[-1]):
+                    self.tick_times.append(tick)
+            except (OSError, TimeoutError) as error:
+                self.failures.append(f"/metrics: {error}")
+            self.stop.wait(self.period)
+
+
+def fill(path, peers, ticks):
+    now = time.time()
+    first = (int(now) // 2 - ticks) * 2
+    db = sqlite3.connect(path, timeout=30)
+    db.execute("PRAGMA journal_mode=WAL")
+    run = db.execute("SELECT max(id) FROM runs").fetchone()[0] or 1
+    with db:
+        db.executemany("INSERT OR IGNORE INTO peers(name, first_seen) VALUES (?, ?)",
+                       [(f"198.51.{p // 250}.{p % 250 + 1}", first) for p in range(peers)])
+        ids = [row[0] for row in db.execute("SELECT id FROM peers WHERE name LIKE '198.51.%'")]
+        db.executemany(
+            "INSERT OR IGNORE INTO ticks(time, run_id, interval_s, host_tx_level, host_rx_level, "
+            "peers, streams) VALUES (?, ?, 2, 1, 1, ?, ?)",
+            [(first + 2 * t, run, peers, peers) for t in range(ticks)])
+        db.executemany(
+            "INSERT OR IGNORE INTO peer_ticks(time, peer_id, state, tx_level, rx_level, tx_mos, "
+            "rx_mos, tx_loss_ratio, rx_loss_ratio, rx_packets, rx_lost, tx_packets, "
+            "rx_bitrate_bps, streams) VALUES (?, ?, 1, 1, 2, 4.3, 4.1, 0, 0.01, 100, 1, 100, "
+            "64000, 1)",
+            ((first + 2 * t, peer) for t in range(ticks) for peer in ids))
+    rows = db.execute("SELECT count(*) FROM peer_ticks").fetchone()[0]
+    db.close()
+    print(f"ok   history filled: {len(ids)} peers x {ticks} ticks, {rows} peer rows")
+    return []
+
+
+def history_load(host, port, pid, clients):
+    failures = []
+    interval = 2.0
+    before = rss_mb(pid)
+    scraper = Scraper(host, port, 0.25)
+    scraper.start()
+    time.sleep(1.0)  # a first tick time or two
+    outcomes = []
+    lock = threading.Lock()
+    peak = [before]
+
+    def client():
+        started = time.monotonic()
+        try:
+            status, fields, body, seconds = request(
+                host, port, "/api/v1/history?from=0&to=4102444800", timeout=15.0)
+            outcome = (status, fields.get("retry-after"), seconds, len(body))
+        except (OSError, TimeoutError):
+            outcome = ("gave up", None, time.monotonic() - started, 0)
+        with lock:
+            outcomes.append(outcome)
+            peak[0] = max(peak[0], rss_mb(pid))
+
+    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    time.sleep(2 * interval)  # two more ticks seen after the load
+    scraper.stop.set()
+    scraper.join(15)
+    after = rss_mb(pid)
+    refused = [o for o in outcomes if o[0] == 503 and o[1] is not None]
+    answered = [o for o in outcomes if o[0] == 200]
+    others = [o for o in outcomes if o not in refused and o not in answered]
+    gaps = [b - a for a, b in zip(scraper.tick_times, scraper.tick_times[1:])]
+    print(f"ok   history load: {clients} clients: {len(answered)} answered 200 "
+          f"(largest {max([o[3] for o in answered], default=0)} bytes, slowest "
+          f"{max([o[2] for o in answered], default=0):.2f} s), {len(refused)} refused 503 with "
+          f"Retry-After (slowest {max([o[2] for o in refused], default=0):.3f} s), "
+          f"{len(others)} other: {sorted(set(str(o[0]) for o in others))}")
+    print(f"     /metrics: {len(scraper.seconds)} scrapes, slowest {max(scraper.seconds):.3f} s, "
+          f"median {sorted(scraper.seconds)[len(scraper.seconds) // 2]:.3f} s; "
+          f"ticks seen {len(scraper.tick_times)}, largest gap {max(gaps, default=0):.1f} s; "
+          f"RSS {before:.0f} MB before, {peak[0]:.0f} MB peak, {after:.0f} MB after")
+    failures += scraper.failures
+    if max(scraper.seconds) > 1.0:
+        failures.append(f"a scrape took {max(scraper.seconds):.2f} s (limit 1 s)")
+    if not gaps or max(gaps) > 2 * interval:
+        failures.append(f"the ticks stopped: gaps {gaps}")
+    if not refused:
+        failures.append("no request was refused beyond the bound")
+    if any(o[2] > 1.0 for o in refused):
+        failures.append("a refusal took over 1 s")
+    if peak[0] - before > 100:
+        failures.append(f"resident memory grew {peak[0] - before:.0f} MB (limit 100)")
+    return failures
+
+
+def pipeline(host, port, pid, connections, requests):
+    failures = []
+    for _ in range(3):
+        request(host, port, "/-/healthy")
+    before = rss_mb(pid)
+    burst = f"GET /metrics HTTP/1.1\r\nHost: {host}\r\n\r\n".encode() * requests
+    sockets = []
+    for _ in range(connections):
+        s = socket.create_connection((host, port), timeout=10)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.setblocking(False)
+        try:
+            s.send(burst)
+        except BlockingIOError:
+            pass
+        sockets.append(s)
+    # Until the agent's memory stops growing: it has written what the clients' buffers take
+    # and waits for them to read.
+    peak, stable_since = rss_mb(pid), time.monotonic()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and time.monotonic() - stable_since < 3:
+        time.sleep(0.25)
+        now = rss_mb(pid)
+        if now > peak + 1:
+            stable_since = time.monotonic()
+        peak = max(peak, now)
+    status, _, _, seconds = request(host, port, "/metrics")
+    for s in sockets:
+        s.close()
+    deadline = time.monotonic() + 15
+    after = rss_mb(pid)
+    while after > before + 10 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        after = rss_mb(pid)
+    print(f"ok   pipelining: {connections} clients x {requests} requests never read: RSS "
+          f"{before:.0f} MB before, {peak:.0f} MB while open, {after:.0f} MB after; a scrape "
+          f"meanwhile {status} in {seconds:.3f} s")
+    if peak - before >= 50:
+        failures.append(f"resident memory grew {peak - before:.0f} MB (limit 50)")
+    if after - before > 10:
+        failures.append(f"resident memory stayed {after - before:.0f} MB up after they left")
+    if status != 200 or seconds > 1.0:
+        failures.append(f"the scrape meanwhile: {status} in {seconds:.2f} s")
+    return failures
+
+
+def guessers(host, port, user, password, count, seconds):
+    failures = []
+    stop = threading.Event()
+    answers = {}
+    lock = threading.Lock()
+
+    def guesser(index):
+        attempt = 0
+        while not stop.is_set():
+            attempt += 1
+            token = base64.b64encode(f"{user}:guess-{index}-{attempt}".encode()).decode()
+            try:
+                status, _, _, _ = request(host, port, "/metrics",
+                                          f"Authorization: Basic {token}\r\n", timeout=20)
+            except (OSError, TimeoutError):
+                status = "error"
+            with lock:
+                answers[status] = answers.get(status, 0) + 1
+
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    scraper = Scraper(host, port, 2.0, f"Authorization: Basic {token}\r\n")
+    # The scraper's credentials are accepted once before the flood, as a running Prometheus'
+    # are.
+    status, _, _, _ = request(host, port, "/metrics", f"Authorization: Basic {token}\r\n")
+    if status != 200:
+        return [f"the scraper's first request: {status}"]
+    threads = [threading.Thread(target=guesser, args=(i,), daemon=True) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    scraper.start()
+    time.sleep(seconds)
+    stop.set()
+    scraper.stop.set()
+    scraper.join(15)
+    for thread in threads:
+        thread.join(25)
+    print(f"ok   guessers: {count} for {seconds} s, answers {dict(sorted(answers.items(), key=str))}"
+          f"; scrapes {len(scraper.seconds)}, slowest {max(scraper.seconds, default=0):.3f} s")
+    failures += scraper.failures
+    if not scraper.seconds or max(scraper.seconds) > 1.0:
+        failures.append(f"a scrape took {max(scraper.seconds, default=0):.2f} s (limit 1 s)")
+    if len(scraper.seconds) < seconds / 2 - 2:
+        failures.append(f"only {len(scraper.seconds)} scrapes in {seconds} s")
+    return failures
+
+
+def rtp(source, destination, port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((source, 40000))
+    sequence, timestamp, started = 0, 0, time.monotonic()
+    while True:
+        header = bytes([0x80, 0x00]) + sequence.to_bytes(2, "big") + timestamp.to_bytes(4, "big")
+        s.sendto(header + (0x31313131).to_bytes(4, "big") + bytes(160), (destination, port))
+        sequence = (sequence + 1) & 0xFFFF
+        timestamp = (timestamp + 160) & 0xFFFFFFFF
+        # Paced by the clock, not by the sleeps: a late wake-up sends what is due.
+        due = started + (sequence if sequence else 65536) * 0.02
+        time.sleep(max(0.0, due - time.monotonic()))
+
+
+def api(host, port, path):
+    import json
+    status, _, body, _ = request(host, port, path)
+    if status != 200:
+        raise RuntimeError(f"{path}: {status}")
+    return json.loads(body)
+
+
+def stall(host, port, pid, db, peer, seconds):
+    import signal
+    failures = []
+    interval = 2.0
+
+    def future_dated(margin):
+        """What is dated after now: the API's tick, alerts, and the history's rows."""
+        now = time.time() + margin
+        found = []
+        peers = api(host, port, "/api/v1/peers")
+        if peers["time"] > now:
+            found.append(f"/api/v1/peers time {peers['time']:.3f}")
+        for alert in api(host, port, "/api/v1/alerts")["alerts"]:
+            for key in ("since", "start", "starts_at"):
+                if isinstance(alert.get(key), (int, float)) and alert[key] > now:
+                    found.append(f"alert {alert.get('rule')} {key} {alert[key]}")
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+        for table in ("ticks", "peer_ticks", "events", "alerts"):
+            column = "fired_at" if table == "alerts" else "time"
+            try:
+                latest = connection.execute(f"SELECT max({column}) FROM {table}").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+            if latest is not None and latest > now:
+                found.append(f"history {table}.{column} {latest:.3f}")
+        connection.close()
+        return found
+
+    def metrics():
+        return request(host, port, "/metrics")[2].decode()
+
+    skipped_before = metric(metrics(), "netquality_ticks_skipped_total") or 0
+    steps_before = metric(metrics(), "netquality_capture_clock_steps_total") or 0
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    continued = time.time()
+    # The first tick after the stall: within two intervals.
+    deadline = continued + 2 * interval + 1
+    tick = None
+    while time.time() < deadline:
+        tick = api(host, port, "/api/v1/peers")["time"]
+        if tick > continued - interval:
+            break
+        time.sleep(0.1)
+    wall = time.time()
+    print(f"ok   stall: stopped {seconds} s; first tick after it {tick:.3f}, wall clock "
+          f"{wall:.3f} ({wall - tick:+.3f} s), {wall - continued:.2f} s after continuing")
+    if tick is None or tick <= continued - interval:
+        failures.append("no tick within two intervals of continuing")
+    elif abs(wall - tick) > interval or abs(tick / interval - round(tick / interval)) > 1e-6:
+        failures.append(f"tick {tick:.3f}: not on the 2 s grid within one tick of {wall:.3f}")
+    found = future_dated(0.5)
+    # Two more ticks, still right.
+    time.sleep(2 * interval)
+    found += future_dated(0.5)
+    tick = api(host, port, "/api/v1/peers")["time"]
+    wall = time.time()
+    if abs(wall - tick) > interval:
+        failures.append(f"two ticks later: tick {tick:.3f}, wall {wall:.3f}")
+    failures += [f"dated in the future: {item}" for item in found]
+    text = metrics()
+    skipped = (metric(text, "netquality_ticks_skipped_total") or 0) - skipped_before
+    steps = (metric(text, "netquality_capture_clock_steps_total") or 0) - steps_before
+    peers = api(host, port, "/api/v1/peers")["peers"]
+    state = next((p.get("state") for p in peers if p.get("peer") == peer), None)
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+    kinds = [row[0] for row in connection.execute(
+        "SELECT e.kind FROM events e JOIN peers p ON p.id = e.peer_id WHERE p.name = ? "
+        "AND e.time >= ?", (peer, continued - seconds - 5))]
+    connection.close()
+    print(f"     ticks skipped {skipped:.0f}, clock steps {steps:.0f}; {peer} {state}, its events "
+          f"since the stall {kinds}; nothing dated in the future: {not found}")
+    if skipped < seconds / interval - 2:
+        failures.append(f"only {skipped:.0f} skipped ticks counted for a {seconds} s stall")
+    if steps != 0:
+        failures.append(f"{steps:.0f} clock steps counted for a stall")
+    if state != "connected" or kinds:
+        failures.append(f"{peer}: {state}, events {kinds} (its packets were in the kernel's ring)")
+    return failures
+
+
+def main(argv):
+    mode = argv[1]
+    if mode == "fill":
+        failures = fill(argv[2], int(argv[3]), int(argv[4]))
+    elif mode == "history-load":
+        failures = history_load(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
+    elif mode == "pipeline":
+        failures = pipeline(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6]))
+    elif mode == "rtp":
+        try:
+            rtp(argv[2], argv[3], int(argv[4]))
+        except KeyboardInterrupt:
+            pass
+        failures = []
+    elif mode == "stall":
+        failures = stall(argv[2], int(argv[3]), int(argv[4]), argv[5], argv[6], int(argv[7]))
+    elif mode == "guessers":
+        failures = guessers(argv[2], int(argv[3]), argv[4], argv[5], int(argv[6]), int(argv[7]))
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+    for failure in failures:
+        print(f"FAIL {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
