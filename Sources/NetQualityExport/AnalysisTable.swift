@@ -46,7 +46,9 @@ public enum AnalysisTable {
       ])
     }
     var lines: [String] = []
-    if let file { lines.append("\(file): \(report.streams.count) RTP stream(s)") }
+    if let file {
+      lines.append("\(TerminalText.sanitized(file)): \(report.streams.count) RTP stream(s)")
+    }
     lines.append(contentsOf: layout(columns))
     lines.append(contentsOf: notes.sorted())
     let capture = report.capture
@@ -61,14 +63,18 @@ public enum AnalysisTable {
           + "\(capture.outOfOrderTimestamps) packet(s) were stamped out of order; times after "
           + "each step run on from the step (see docs/analysis.md)")
     }
-    if let readError { lines.append("warning: reading stopped early: \(readError)") }
+    if let readError {
+      lines.append("warning: reading stopped early: \(TerminalText.sanitized(readError))")
+    }
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// The payload types and the SDP's encoding name, which comes from the wire (sanitised:
+  /// an `rtpmap` can carry escape sequences).
   static func payloadText(_ stream: StreamReport) -> String {
     let types = stream.payloadTypes.map(String.init).joined(separator: ",")
     guard let name = stream.encodingName else { return types }
-    return "\(types) \(name)"
+    return "\(types) \(TerminalText.sanitized(name))"
   }
 
   /// Left-aligns text columns, right-aligns numeric ones, two spaces apart.

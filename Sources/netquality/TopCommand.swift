@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import NetQualityAgent
 import NetQualityCore
+import NetQualityExport
 
 struct TopCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -225,7 +226,7 @@ struct TopView {
       editing.map { "filter: \($0)_" }
         ?? "keys: l level  o loss  j jitter  p peer  / filter  q quit")
     lines.append("rx: " + Self.levelCounts(rxLevels) + "   tx: " + Self.levelCounts(txLevels))
-    if let error { lines.append("! \(error)") }
+    if let error { lines.append("! " + TerminalText.sanitized(error)) }
     lines.append(
       Self.pad("PEER", 24) + Self.pad("STATE", 13) + Self.pad("RX", 10) + Self.pad("TX", 10)
         + "  MOS   LOSS   JITTER      RTT  SOURCE")
@@ -236,8 +237,14 @@ struct TopView {
         Self.right(row.mos.map { String(format: "%.2f", $0) } ?? "-", 5)
         + Self.right(row.loss.map { String(format: "%.1f%%", $0 * 100) } ?? "-", 7)
         + Self.right(row.jitter.map { String(format: "%.1f ms", $0) } ?? "-", 9)
-        + Self.right(row.rtt.map { String(format: "%.1f ms", $0) } ?? "-", 9) + "  " + row.source
-      lines.append(Self.pad(row.peer, 24) + Self.pad(row.state, 13) + rx + tx + numbers)
+        + Self.right(row.rtt.map { String(format: "%.1f ms", $0) } ?? "-", 9) + "  "
+        + TerminalText.sanitized(row.source)
+      // Names and states are the agent's answer, sent to a terminal: no control character
+      // of theirs reaches it (a window title, the clipboard, a carriage return).
+      lines.append(
+        Self.pad(TerminalText.sanitized(row.peer), 24)
+          + Self.pad(TerminalText.sanitized(row.state), 13)
+          + rx + tx + numbers)
     }
     // Fit the width: cut what does not fit (colour codes take no columns).
     return lines.map { Self.fit($0, columns: size.columns) }

@@ -75,3 +75,57 @@ final class TopViewTests: XCTestCase {
     XCTAssertEqual(lines[2], "rx: -   tx: -")
   }
 }
+
+/// What the agent's API says reaches the terminal only as text: names escaped.
+final class TopTerminalSafetyTests: XCTestCase {
+  /// A peer named to retitle the window (OSC 0), write the clipboard (OSC 52), return the
+  /// cursor and overwrite the row (CR), and the C1 CSI; a state and source alike.
+  static let answer = #"""
+    {"time":1767225600,"host":{"tx_quality":1,"rx_quality":1},"total":1,"matched":1,
+    "peers":[{"peer":"evil\u001b]0;pwned\u0007\u001b]52;c;aGVsbG8=\u0007\r\u009b2J","state":"connected\u001b[2J",
+    "rx_quality":1,"tx_quality":4,"mos":4.1,"sources":["rtp\u0007"]}]}
+    """#
+
+  /// The terminal's control characters other than the SGR colour codes top writes itself
+  /// (ESC [ digits m).
+  static func foreignControls(_ line: String) -> [String] {
+    var found: [String] = []
+    let scalars = Array(line.unicodeScalars)
+    var index = 0
+    while index < scalars.count {
+      let value = scalars[index].value
+      if value == 0x1B, index + 1 < scalars.count, scalars[index + 1] == "[" {
+        var end = index + 2
+        while end < scalars.count, ("0"..."9").contains(scalars[end]) { end += 1 }
+        if end < scalars.count, scalars[end] == "m" {
+          index = end + 1
+          continue
+        }
+      }
+      if value < 0x20 || (0x7F...0x9F).contains(value) {
+        found.append("U+" + String(value, radix: 16))
+      }
+      index += 1
+    }
+    return found
+  }
+
+  func testHostileNamesFromTheAPIAreShownEscaped() throws {
+    for color in [false, true] {
+      var view = TopView(color: color)
+      try view.apply(Self.answer)
+      view.error = "http://127.0.0.1:9470: unexpected answer: HTTP/1.1 500 \u{1B}]52;c;eA==\u{07}"
+      let lines = view.render(size: (rows: 20, columns: 300))
+      for line in lines {
+        XCTAssertEqual(Self.foreignControls(line), [], line)
+      }
+      let row = try XCTUnwrap(lines.first { $0.hasPrefix("evil") })
+      XCTAssertTrue(row.hasPrefix("evil\\x1B]0;pwned\\x07\\x1 "), row)
+      XCTAssertTrue(row.contains("connected\\x1 "), row)
+      XCTAssertTrue(row.hasSuffix("rtp\\x07"), row)
+      XCTAssertTrue(
+        lines.contains(
+          "! http://127.0.0.1:9470: unexpected answer: HTTP/1.1 500 \\x1B]52;c;eA==\\x07"))
+    }
+  }
+}
