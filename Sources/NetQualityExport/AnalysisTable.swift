@@ -56,7 +56,7 @@ public enum AnalysisTable {
       "capture: \(capture.frames) packets, \(capture.udpDatagrams) UDP, \(capture.rtpPackets) RTP, "
         + "\(capture.rtcpPackets) RTCP, \(capture.nonRTPUDP) other UDP, "
         + "\(capture.decodeErrorTotal) decode errors, \(capture.truncated) truncated, "
-        + "\(capture.ipFragments) IP fragments")
+        + "\(capture.ipFragments) IP fragments, \(capture.badTimestampRecords) bad timestamps")
     if capture.clockSteps > 0 || capture.outOfOrderTimestamps > 0 {
       lines.append(
         "clock: the capture's timestamps stepped back \(capture.clockSteps) time(s) and "

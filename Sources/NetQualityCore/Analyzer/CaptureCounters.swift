@@ -40,6 +40,9 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var clockSteps: Int64 = 0
   /// Single packets stamped far behind their neighbours, placed in arrival order instead.
   public var outOfOrderTimestamps: Int64 = 0
+  /// Capture records whose timestamp is not a time (a sub-second field of a second or more):
+  /// counted, not analysed, and not among `frames`.
+  public var badTimestampRecords: Int64 = 0
 
   public init() {}
 
@@ -71,6 +74,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     case forgottenStreams = "forgotten_streams"
     case clockSteps = "clock_steps"
     case outOfOrderTimestamps = "out_of_order_timestamps"
+    case badTimestampRecords = "bad_timestamp_records"
   }
 
   public func encode(to encoder: Encoder) throws {
@@ -100,6 +104,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     try container.encode(forgottenStreams, forKey: .forgottenStreams)
     try container.encode(clockSteps, forKey: .clockSteps)
     try container.encode(outOfOrderTimestamps, forKey: .outOfOrderTimestamps)
+    try container.encode(badTimestampRecords, forKey: .badTimestampRecords)
   }
 }
 

@@ -116,6 +116,12 @@ public struct StreamAnalyzer: Sendable {
     time.advanced(byNanoseconds: clock.offsetNanoseconds)
   }
 
+  /// A capture record left out because its timestamp is not a time (see
+  /// `CaptureCounters.badTimestampRecords`): counted, never fed.
+  public mutating func skipRecordWithBadTimestamp() {
+    counters.badTimestampRecords += 1
+  }
+
   /// Feeds a frame whose time `correctTime` already gave.
   public mutating func ingest(
     frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType,
