@@ -27,7 +27,7 @@ public struct StreamAnalyzer: Sendable {
   var table = StreamTable()
   var streams = ChunkedArray<RTPStream>()
   /// What RTCP said about each stream that had RTCP, by `RTPStream.feedbackSlot` (a stream
-  /// without RTCP costs none of its 344 bytes).
+  /// without RTCP costs none of its 360 bytes).
   var feedbacks = SlotStore(empty: ReceptionFeedback())
   /// The buffers of the streams whose clock rate is being inferred, by `RTPStream.inferenceSlot`
   /// (few streams at a time: only those of a payload type with no known clock).
