@@ -13,7 +13,8 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var unparsedRTCPPackets: Int64 = 0
   public var stunPackets: Int64 = 0
   public var dtlsPackets: Int64 = 0
-  /// TURN ChannelData datagrams; their RTP/RTCP is unwrapped and counted as such too.
+  /// TURN ChannelData datagrams; their RTP, RTCP and DTLS are unwrapped and counted as such
+  /// too.
   public var turnChannelDataPackets: Int64 = 0
   /// ICE Binding checks paired with their response (round trips, see `ingestSTUN`).
   public var stunRoundTrips: Int64 = 0

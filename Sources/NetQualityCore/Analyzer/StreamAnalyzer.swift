@@ -201,7 +201,10 @@ public struct StreamAnalyzer: Sendable {
     case .rtp: ingestRTP(application, wireLength: inner.length, datagram: datagram, at: time)
     case .rtcp: ingestRTCP(application, datagram: datagram, at: time)
     case .stun: ingestSTUN(application, datagram: datagram, at: time)
-    case .dtls: ingestDTLS(application, datagram: datagram, at: time)
+    case .dtls:
+      // DTLS is DTLS however it travels: its alerts are counted in either case.
+      counters.dtlsPackets += 1
+      ingestDTLS(application, datagram: datagram, at: time)
     default: break
     }
   }
