@@ -82,8 +82,11 @@ public final class DemoSource: Sendable {
         Self.send(
           RTCPBuilder.receiverReport(ssrc: 0xDE30_0001, blocks: [block]), from: localRTCP,
           to: Self.peerAddress, port: Self.peerPort + 1)
+        // Counted as a receiver counts (RFC 3550 A.3): 3 more of our packets lost in each 250
+        // between reports (1.2 %, the 3/256 of its fraction lost).
         let theirs = RTCPReportBlock(
-          reporterSSRC: 0xDE30_0002, sourceSSRC: 0xDE30_0001, fractionLost: 3, cumulativeLost: 0,
+          reporterSSRC: 0xDE30_0002, sourceSSRC: 0xDE30_0001, fractionLost: 3,
+          cumulativeLost: Int32(truncatingIfNeeded: 3 * (index / 250 + 1)),
           extendedHighestSequence: UInt32(index), jitter: 24, lastSR: 0, delaySinceLastSR: 0)
         Self.send(
           RTCPBuilder.receiverReport(ssrc: 0xDE30_0002, blocks: [theirs]), from: peerRTCP,

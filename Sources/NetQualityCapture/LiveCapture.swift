@@ -113,7 +113,8 @@ public final class LiveCapture {
   {
     let count = withUnsafeMutablePointer(to: &analyzer) { pointer in
       var context = LiveContext(
-        analyzer: pointer, linkType: linkType, nanoseconds: nanosecondTimestamps, interface: index)
+        analyzer: pointer, linkType: linkType,
+        recordTime: .live(nanoseconds: nanosecondTimestamps), interface: index)
       return withUnsafeMutablePointer(to: &context) { contextPointer in
         contextPointer.withMemoryRebound(to: UInt8.self, capacity: 1) { user in
           pcap_dispatch(handle, -1, liveCallback, user)
@@ -158,7 +159,7 @@ public final class LiveCapture {
 private struct LiveContext {
   let analyzer: UnsafeMutablePointer<StreamAnalyzer>
   let linkType: LinkType
-  let nanoseconds: Bool
+  let recordTime: RecordTime
   let interface: UInt8
 }
 
@@ -168,10 +169,10 @@ private func liveCallback(
 ) {
   guard let user, let header, let data else { return }
   let context = UnsafeRawPointer(user).assumingMemoryBound(to: LiveContext.self)
-  let fraction = Int64(header.pointee.ts.tv_usec)
-  let time = CaptureTime(
-    seconds: Int64(header.pointee.ts.tv_sec),
-    nanoseconds: context.pointee.nanoseconds ? fraction : fraction * 1000)
+  guard let time = context.pointee.recordTime.captureTime(header.pointee.ts) else {
+    context.pointee.analyzer.pointee.skipRecordWithBadTimestamp()
+    return
+  }
   context.pointee.analyzer.pointee.ingest(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
     originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time,

@@ -16,8 +16,8 @@ extension PcapFileReader {
         withUnsafeMutablePointer(to: &engine) { enginePointer in
           withUnsafeMutablePointer(to: &schedule) { schedulePointer in
             var context = ReplayContext(
-              engine: enginePointer, schedule: schedulePointer, linkType: linkType, onTick: onTick,
-              onSkip: onSkip)
+              engine: enginePointer, schedule: schedulePointer, linkType: linkType,
+              recordTime: recordTime, onTick: onTick, onSkip: onSkip)
             let status = withUnsafeMutablePointer(to: &context) { contextPointer in
               contextPointer.withMemoryRebound(to: UInt8.self, capacity: 1) { user in
                 pcap_dispatch(handle, -1, replayCallback, user)
@@ -38,6 +38,7 @@ private struct ReplayContext {
   let engine: UnsafeMutablePointer<Engine>
   let schedule: UnsafeMutablePointer<TickSchedule>
   let linkType: LinkType
+  let recordTime: RecordTime
   let onTick: (Engine.TickResult) -> Void
   let onSkip: (SkippedTicks) -> Void
 }
@@ -48,12 +49,13 @@ private func replayCallback(
 ) {
   guard let user, let header, let data else { return }
   let context = UnsafeRawPointer(user).assumingMemoryBound(to: ReplayContext.self)
+  guard let time = context.pointee.recordTime.captureTime(header.pointee.ts) else {
+    context.pointee.engine.pointee.skipRecordWithBadTimestamp()
+    return
+  }
   context.pointee.engine.pointee.replay(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
-    originalLength: Int(header.pointee.len), linkType: context.pointee.linkType,
-    // With PCAP_TSTAMP_PRECISION_NANO, tv_usec holds nanoseconds.
-    at: CaptureTime(
-      seconds: Int64(header.pointee.ts.tv_sec), nanoseconds: Int64(header.pointee.ts.tv_usec)),
+    originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time,
     schedule: &context.pointee.schedule.pointee, onTick: context.pointee.onTick,
     onSkip: context.pointee.onSkip)
 }

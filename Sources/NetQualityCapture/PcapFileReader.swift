@@ -11,6 +11,11 @@ public final class PcapFileReader {
   public let path: String
   public let linkType: LinkType
   let handle: OpaquePointer
+  /// How this file's record times read (classic pcap or pcapng: see `RecordTime`).
+  let recordTime: RecordTime
+  /// Records `forEachFrame` left out because their timestamp is not a time (`feed` and
+  /// `replay` count them in the analyser's `CaptureCounters.badTimestampRecords`).
+  public private(set) var badTimestampRecords = 0
   /// The allocation holding the stdio buffer libpcap reads the file through; freed after
   /// `pcap_close` has closed the file.
   private let readAllocation: UnsafeMutableRawPointer
@@ -66,6 +71,7 @@ public final class PcapFileReader {
     }
     self.handle = opened
     self.linkType = linkType
+    self.recordTime = RecordTime.savefile(majorVersion: pcap_major_version(opened))
     self.readAllocation = allocation
   }
 
@@ -83,12 +89,13 @@ public final class PcapFileReader {
     _ body: (_ frame: UnsafeRawBufferPointer, _ originalLength: Int, _ time: CaptureTime) -> Void
   ) -> Completion {
     withoutActuallyEscaping(body) { escapable in
-      var context = FrameCallbackContext(body: escapable)
+      var context = FrameCallbackContext(body: escapable, recordTime: recordTime)
       let status = withUnsafeMutablePointer(to: &context) { pointer in
         pointer.withMemoryRebound(to: UInt8.self, capacity: 1) { user in
           pcap_dispatch(handle, -1, frameCallback, user)
         }
       }
+      badTimestampRecords += context.badTimestampRecords
       if status >= 0 { return .endOfFile }
       return .stoppedEarly(reason: String(cString: pcap_geterr(handle)))
     }
@@ -99,7 +106,8 @@ public final class PcapFileReader {
   /// packet (about a tenth of the per-packet instructions otherwise).
   public func feed(_ analyzer: inout StreamAnalyzer) -> Completion {
     withUnsafeMutablePointer(to: &analyzer) { pointer in
-      var context = AnalyzerCallbackContext(analyzer: pointer, linkType: linkType)
+      var context = AnalyzerCallbackContext(
+        analyzer: pointer, linkType: linkType, recordTime: recordTime)
       let status = withUnsafeMutablePointer(to: &context) { contextPointer in
         contextPointer.withMemoryRebound(to: UInt8.self, capacity: 1) { user in
           pcap_dispatch(handle, -1, analyzerCallback, user)
@@ -121,6 +129,8 @@ public final class PcapFileReader {
 /// What `pcap_dispatch`'s C callback needs to reach the Swift closure.
 private struct FrameCallbackContext {
   let body: (UnsafeRawBufferPointer, Int, CaptureTime) -> Void
+  let recordTime: RecordTime
+  var badTimestampRecords = 0
 }
 
 private func frameCallback(
@@ -128,17 +138,19 @@ private func frameCallback(
   data: UnsafePointer<UInt8>?
 ) {
   guard let user, let header, let data else { return }
-  let context = UnsafeRawPointer(user).assumingMemoryBound(to: FrameCallbackContext.self)
+  let context = UnsafeMutableRawPointer(user).assumingMemoryBound(to: FrameCallbackContext.self)
+  guard let time = context.pointee.recordTime.captureTime(header.pointee.ts) else {
+    context.pointee.badTimestampRecords += 1
+    return
+  }
   let frame = UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen))
-  // With PCAP_TSTAMP_PRECISION_NANO, tv_usec holds nanoseconds.
-  let time = CaptureTime(
-    seconds: Int64(header.pointee.ts.tv_sec), nanoseconds: Int64(header.pointee.ts.tv_usec))
   context.pointee.body(frame, Int(header.pointee.len), time)
 }
 
 private struct AnalyzerCallbackContext {
   let analyzer: UnsafeMutablePointer<StreamAnalyzer>
   let linkType: LinkType
+  let recordTime: RecordTime
 }
 
 private func analyzerCallback(
@@ -147,8 +159,10 @@ private func analyzerCallback(
 ) {
   guard let user, let header, let data else { return }
   let context = UnsafeRawPointer(user).assumingMemoryBound(to: AnalyzerCallbackContext.self)
-  let time = CaptureTime(
-    seconds: Int64(header.pointee.ts.tv_sec), nanoseconds: Int64(header.pointee.ts.tv_usec))
+  guard let time = context.pointee.recordTime.captureTime(header.pointee.ts) else {
+    context.pointee.analyzer.pointee.skipRecordWithBadTimestamp()
+    return
+  }
   context.pointee.analyzer.pointee.ingest(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
     originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time)

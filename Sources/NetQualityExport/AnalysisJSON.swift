@@ -12,7 +12,8 @@ public enum AnalysisJSON {
       streams: report.streams.map(StreamJSON.init))
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(document), as: UTF8.self)
+    // Encoding names and CNAMEs come from the wire: no raw control character of theirs.
+    return JSONValue.escapingDELAndC1(String(decoding: try encoder.encode(document), as: UTF8.self))
   }
 
   struct Document: Encodable {

@@ -46,7 +46,9 @@ public enum AnalysisTable {
       ])
     }
     var lines: [String] = []
-    if let file { lines.append("\(file): \(report.streams.count) RTP stream(s)") }
+    if let file {
+      lines.append("\(TerminalText.sanitized(file)): \(report.streams.count) RTP stream(s)")
+    }
     lines.append(contentsOf: layout(columns))
     lines.append(contentsOf: notes.sorted())
     let capture = report.capture
@@ -54,21 +56,25 @@ public enum AnalysisTable {
       "capture: \(capture.frames) packets, \(capture.udpDatagrams) UDP, \(capture.rtpPackets) RTP, "
         + "\(capture.rtcpPackets) RTCP, \(capture.nonRTPUDP) other UDP, "
         + "\(capture.decodeErrorTotal) decode errors, \(capture.truncated) truncated, "
-        + "\(capture.ipFragments) IP fragments")
+        + "\(capture.ipFragments) IP fragments, \(capture.badTimestampRecords) bad timestamps")
     if capture.clockSteps > 0 || capture.outOfOrderTimestamps > 0 {
       lines.append(
         "clock: the capture's timestamps stepped back \(capture.clockSteps) time(s) and "
           + "\(capture.outOfOrderTimestamps) packet(s) were stamped out of order; times after "
           + "each step run on from the step (see docs/analysis.md)")
     }
-    if let readError { lines.append("warning: reading stopped early: \(readError)") }
+    if let readError {
+      lines.append("warning: reading stopped early: \(TerminalText.sanitized(readError))")
+    }
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// The payload types and the SDP's encoding name, which comes from the wire (sanitised:
+  /// an `rtpmap` can carry escape sequences).
   static func payloadText(_ stream: StreamReport) -> String {
     let types = stream.payloadTypes.map(String.init).joined(separator: ",")
     guard let name = stream.encodingName else { return types }
-    return "\(types) \(name)"
+    return "\(types) \(TerminalText.sanitized(name))"
   }
 
   /// Left-aligns text columns, right-aligns numeric ones, two spaces apart.

@@ -74,7 +74,8 @@ public enum DashboardFrame {
   static func row(_ peer: PeerSnapshot) -> String {
     let mos = peer.meanOpinionScore
     return [
-      TimelineTable.pad(peer.peer, 16), TimelineTable.pad(peer.rx.level.name, 10),
+      TimelineTable.pad(TerminalText.sanitized(peer.peer), 16),
+      TimelineTable.pad(peer.rx.level.name, 10),
       TimelineTable.pad(peer.tx.level.name, 10),
       TimelineTable.right(mos.map { DecimalText.fixed($0, places: 2) } ?? "-", 4),
       TimelineTable.right(TimelineTable.percent(peer.rx.inputs?.lossRatio), 7),

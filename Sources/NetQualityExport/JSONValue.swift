@@ -65,7 +65,30 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
   }
 
-  /// RFC 8259 section 7: quote, backslash and control characters escaped.
+  /// JSON text from Foundation's `JSONEncoder` with DEL and the C1 controls escaped as
+  /// `writeString` escapes them: the encoder escapes only what RFC 8259 requires (U+0000–
+  /// U+001F) and writes the rest raw. Outside its strings JSON text holds no such character
+  /// (section 2: structure and whitespace are ASCII), so each one is inside a string, where
+  /// `\u00XX` stands for it.
+  public static func escapingDELAndC1(_ json: String) -> String {
+    guard json.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else {
+      return json
+    }
+    var result = ""
+    result.reserveCapacity(json.utf8.count + 16)
+    for scalar in json.unicodeScalars {
+      if (0x7F...0x9F).contains(scalar.value) {
+        result += "\\u00" + String(scalar.value, radix: 16)
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
+  /// RFC 8259 section 7: quote, backslash and control characters escaped. DEL and the C1
+  /// controls (U+007F–U+009F), which JSON allows raw, are escaped too (any character may be):
+  /// JSON lines are read on terminals, which act on them (see `TerminalText`).
   static func writeString(_ string: String, to output: inout String) {
     output += "\""
     for scalar in string.unicodeScalars {
@@ -75,7 +98,7 @@ public indirect enum JSONValue: Sendable, Equatable {
       case "\n": output += "\\n"
       case "\r": output += "\\r"
       case "\t": output += "\\t"
-      case _ where scalar.value < 0x20:
+      case _ where TerminalText.isControl(scalar):
         let hex = String(scalar.value, radix: 16)
         output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: output.unicodeScalars.append(scalar)

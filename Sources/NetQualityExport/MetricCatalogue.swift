@@ -217,6 +217,9 @@ extension MetricFamily {
   public static let captureOutOfOrderTimestampsTotal = counter(
     "netquality_capture_out_of_order_timestamps_total",
     "Single packets stamped more than 1 s behind their neighbours, placed in arrival order.")
+  public static let captureBadTimestampRecordsTotal = counter(
+    "netquality_capture_bad_timestamp_records_total",
+    "Capture records whose timestamp is not a time (sub-second field out of range), not analysed.")
 
   // MARK: Probes (STAMP sender)
 
@@ -368,7 +371,7 @@ public enum MetricCatalogue {
     .streams, .streamSlots, .tickDurationSeconds, .ticksSkippedTotal, .tickLatenessSeconds,
     .packetsTotal, .rtcpPacketsTotal,
     .decodeErrorsTotal, .truncatedPacketsTotal, .captureClockStepsTotal,
-    .captureOutOfOrderTimestampsTotal,
+    .captureOutOfOrderTimestampsTotal, .captureBadTimestampRecordsTotal,
     .probeInfo, .probeSentTotal, .probeReceivedTotal, .probeLostTotal, .probeLostPending,
     .probeDuplicatesTotal, .probeReorderedTotal, .probeBadTimestampsTotal, .probeRTTSeconds,
     .probeDelaySeconds, .probeIPDVSeconds, .probeJitterSeconds, .probeAnswersRefusedTotal,

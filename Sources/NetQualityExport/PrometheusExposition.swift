@@ -352,6 +352,8 @@ public struct PrometheusExposition {
     out.family(.captureOutOfOrderTimestampsTotal)
     out.sample(
       .captureOutOfOrderTimestampsTotal, [], Double(capture.outOfOrderTimestamps))
+    out.family(.captureBadTimestampRecordsTotal)
+    out.sample(.captureBadTimestampRecordsTotal, [], Double(capture.badTimestampRecords))
   }
 }
 

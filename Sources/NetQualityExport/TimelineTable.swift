@@ -13,7 +13,7 @@ public enum TimelineTable {
       let mos = peer.meanOpinionScore
       lines.append(
         [
-          pad(time, 25), pad(peer.peer, 16), pad(peer.state.rawValue, 12),
+          pad(time, 25), pad(TerminalText.sanitized(peer.peer), 16), pad(peer.state.rawValue, 12),
           pad(peer.rx.level.name, 10), pad(peer.tx.level.name, 10),
           right(mos.map { DecimalText.fixed($0, places: 2) } ?? "-", 4),
           right(percent(peer.rx.inputs?.lossRatio), 7),
@@ -34,12 +34,17 @@ public enum TimelineTable {
       + "\(skipped.count) empty tick(s) not shown)"
   }
 
+  /// An event's line. Peer names (a configured group's name) and alert summaries (which quote
+  /// rule and peer names) are printed through `TerminalText`.
   public static func event(_ event: EngineEvent) -> String {
     var text =
-      "\(pad(event.time.rfc3339, 25)) \(pad(event.peer, 16)) ** \(event.kind.rawValue)"
+      "\(pad(event.time.rfc3339, 25)) \(pad(TerminalText.sanitized(event.peer), 16)) ** "
+      + event.kind.rawValue
     if let previous = event.previousState { text += " (was \(previous.rawValue))" }
     if let reason = event.endReason { text += " (\(reason.rawValue))" }
-    if let alert = event.alert { text += " [\(alert.severity.rawValue)] \(alert.summary)" }
+    if let alert = event.alert {
+      text += " [\(alert.severity.rawValue)] \(TerminalText.sanitized(alert.summary))"
+    }
     return text
   }
 

@@ -61,10 +61,12 @@ public enum HistoryOutput {
     return "\"" + text.replacing("\"", with: "\"\"") + "\""
   }
 
+  /// A field as the table shows it. Text (peer and rule names, alert summaries, labels) is
+  /// what a configuration or the wire said, printed through `TerminalText`.
   static func tableField(_ value: JSONValue, time: Bool) -> String {
     switch value {
     case .null: return "-"
-    case .string(let string): return string
+    case .string(let string): return TerminalText.sanitized(string)
     case .integer(let integer): return String(integer)
     case .number(let number):
       if time {
@@ -74,7 +76,7 @@ public enum HistoryOutput {
         ).replacing("T", with: " ")
       }
       return DecimalText.fixed(number, places: abs(number) >= 100 ? 0 : 3)
-    default: return value.text
+    default: return TerminalText.sanitized(value.text)
     }
   }
 

@@ -43,11 +43,24 @@ public struct PcapWriter {
   public mutating func append(
     _ frame: [UInt8], at time: CaptureTime, capturedLength: Int? = nil, originalLength: Int? = nil
   ) {
-    let captured = min(capturedLength ?? frame.count, frame.count)
     let nanoseconds = time.nanosecondsSinceEpoch
-    appendLittleEndian(UInt32(truncatingIfNeeded: nanoseconds / 1_000_000_000))
     let fraction = nanoseconds % 1_000_000_000
-    appendLittleEndian(UInt32(nanosecondResolution ? fraction : fraction / 1000))
+    append(
+      frame, seconds: UInt32(truncatingIfNeeded: nanoseconds / 1_000_000_000),
+      fraction: UInt32(nanosecondResolution ? fraction : fraction / 1000),
+      capturedLength: capturedLength, originalLength: originalLength)
+  }
+
+  /// Appends one record with its header's time fields as given: seconds are unsigned 32-bit
+  /// (to 2106), `fraction` micro- or nanoseconds as the file's resolution says, and either may
+  /// be what no clock gives (a sub-second field of a second or more).
+  public mutating func append(
+    _ frame: [UInt8], seconds: UInt32, fraction: UInt32, capturedLength: Int? = nil,
+    originalLength: Int? = nil
+  ) {
+    let captured = min(capturedLength ?? frame.count, frame.count)
+    appendLittleEndian(seconds)
+    appendLittleEndian(fraction)
     appendLittleEndian(UInt32(captured))
     appendLittleEndian(UInt32(originalLength ?? frame.count))
     bytes.append(contentsOf: frame[0..<captured])

@@ -3,6 +3,7 @@ import Foundation
 import NetQualityAgent
 import NetQualityCapture
 import NetQualityConfig
+import NetQualityExport
 import NetQualityProbe
 
 struct CheckConfigCommand: ParsableCommand {
@@ -45,7 +46,8 @@ struct CheckConfigCommand: ParsableCommand {
       let place = finding.line.map { "line \($0): " } ?? ""
       let text = "\(file): \(place)\(finding.key): \(finding.message)"
       if finding.isError {
-        FileHandle.standardError.write(Data("netquality: error: \(text)\n".utf8))
+        FileHandle.standardError.write(
+          Data("netquality: error: \(TerminalText.sanitized(text))\n".utf8))
       } else {
         warn(text)
       }
@@ -53,7 +55,8 @@ struct CheckConfigCommand: ParsableCommand {
     if findings.contains(where: \.isError) { throw ExitCode(1) }
     let interfaces =
       configuration.interfaces.isEmpty
-      ? "all up interfaces" : configuration.interfaces.joined(separator: ", ")
+      ? "all up interfaces"
+      : configuration.interfaces.map(TerminalText.sanitized).joined(separator: ", ")
     let scheme = web.configuration.tls == nil ? "" : "https "
     print(
       "\(file): ok (listen \(scheme)\(configuration.listenHost):\(configuration.listenPort), "
@@ -103,8 +106,10 @@ func loadWebConfiguration(_ file: String) throws -> WebSecurity.Loaded {
 
 /// Each issue of `error` on a line of its own (`netquality: error: FILE: line N: key: ...`).
 private func report(_ error: ConfigurationError) -> ExitCode {
+  // An issue quotes the file's own text: shown escaped, one line each.
   for issue in error.issues {
-    FileHandle.standardError.write(Data("netquality: error: \(error.file): \(issue)\n".utf8))
+    let line = TerminalText.sanitized("\(error.file): \(issue)")
+    FileHandle.standardError.write(Data("netquality: error: \(line)\n".utf8))
   }
   return ExitCode(1)
 }

@@ -1,16 +1,20 @@
 import ArgumentParser
 import Foundation
 import NetQualityCore
+import NetQualityExport
 
 /// Prints `netquality: error: MESSAGE` on stderr and exits with `code`: one line a user can act
-/// on, never a stack trace.
+/// on, never a stack trace. Messages quote file names, configuration values and libpcap's
+/// words: their control characters are shown escaped (`TerminalText`), and the line stays one.
 func fail(_ message: String, code: Int32 = 1) -> ExitCode {
-  FileHandle.standardError.write(Data("netquality: error: \(message)\n".utf8))
+  FileHandle.standardError.write(
+    Data("netquality: error: \(TerminalText.sanitized(message))\n".utf8))
   return ExitCode(code)
 }
 
 func warn(_ message: String) {
-  FileHandle.standardError.write(Data("netquality: warning: \(message)\n".utf8))
+  FileHandle.standardError.write(
+    Data("netquality: warning: \(TerminalText.sanitized(message))\n".utf8))
 }
 
 /// The `--local` values of a command, or a usage error naming the first bad one.

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import NetQualityAgent
 import NetQualityCore
+import NetQualityExport
 
 struct TopCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -225,7 +226,7 @@ struct TopView {
       editing.map { "filter: \($0)_" }
         ?? "keys: l level  o loss  j jitter  p peer  / filter  q quit")
     lines.append("rx: " + Self.levelCounts(rxLevels) + "   tx: " + Self.levelCounts(txLevels))
-    if let error { lines.append("! \(error)") }
+    if let error { lines.append("! " + TerminalText.sanitized(error)) }
     lines.append(
       Self.pad("PEER", 24) + Self.pad("STATE", 13) + Self.pad("RX", 10) + Self.pad("TX", 10)
         + "  MOS   LOSS   JITTER      RTT  SOURCE")
@@ -236,8 +237,14 @@ struct TopView {
         Self.right(row.mos.map { String(format: "%.2f", $0) } ?? "-", 5)
         + Self.right(row.loss.map { String(format: "%.1f%%", $0 * 100) } ?? "-", 7)
         + Self.right(row.jitter.map { String(format: "%.1f ms", $0) } ?? "-", 9)
-        + Self.right(row.rtt.map { String(format: "%.1f ms", $0) } ?? "-", 9) + "  " + row.source
-      lines.append(Self.pad(row.peer, 24) + Self.pad(row.state, 13) + rx + tx + numbers)
+        + Self.right(row.rtt.map { String(format: "%.1f ms", $0) } ?? "-", 9) + "  "
+        + TerminalText.sanitized(row.source)
+      // Names and states are the agent's answer, sent to a terminal: no control character
+      // of theirs reaches it (a window title, the clipboard, a carriage return).
+      lines.append(
+        Self.pad(TerminalText.sanitized(row.peer), 24)
+          + Self.pad(TerminalText.sanitized(row.state), 13)
+          + rx + tx + numbers)
     }
     // Fit the width: cut what does not fit (colour codes take no columns).
     return lines.map { Self.fit($0, columns: size.columns) }
@@ -383,16 +390,24 @@ struct HTTPEndpoint: CustomStringConvertible {
     }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
-    var response: [UInt8] = []
+    var reader = ResponseReader(maxBytes: Self.maxResponseBytes)
     var buffer = [UInt8](repeating: 0, count: 65_536)
+    let giveUp = ContinuousClock.now.advanced(by: Self.deadline)
     // Read until the body announced by Content-Length is complete (or the server closes):
     // waiting for the close alone would stall on a server that keeps the connection.
-    while !Self.isComplete(response) {
+    while !reader.isComplete {
       let count = recv(descriptor, &buffer, buffer.count, 0)
       if count <= 0 { break }
-      response += buffer[0..<count]
+      guard reader.append(buffer[0..<count]) else {
+        throw Failure(
+          description: "the answer is larger than \(Self.maxResponseBytes >> 20) MiB: "
+            + "not a netquality agent's page of peers")
+      }
+      guard ContinuousClock.now < giveUp else {
+        throw Failure(description: "no whole answer within \(Self.deadline)")
+      }
     }
-    let text = String(decoding: response, as: UTF8.self)
+    let text = String(decoding: reader.bytes, as: UTF8.self)
     guard text.hasPrefix("HTTP/1.1 200") || text.hasPrefix("HTTP/1.0 200"),
       let bodyStart = text.range(of: "\r\n\r\n")
     else {
@@ -402,14 +417,64 @@ struct HTTPEndpoint: CustomStringConvertible {
     return String(text[bodyStart.upperBound...])
   }
 
-  static func isComplete(_ response: [UInt8]) -> Bool {
-    let text = String(decoding: response, as: UTF8.self)
-    guard let headerEnd = text.range(of: "\r\n\r\n") else { return false }
-    let headers = text[..<headerEnd.lowerBound].lowercased()
-    guard
-      let line = headers.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-      let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
-    else { return false }
-    return text[headerEnd.upperBound...].utf8.count >= length
+  /// The most of an answer `get` reads. The agent's largest page (1,000 peers, `requestPath`)
+  /// is a few hundred kilobytes of JSON; anything past this is not the agent, and reading it
+  /// whole would take as much memory as whatever answers cares to send.
+  static let maxResponseBytes = 16 << 20
+  /// The longest `get` waits for a whole answer: one that trickles in would otherwise hold
+  /// the screen and the keys for as long as it lasts (each read alone times out after 2 s).
+  static let deadline = Duration.seconds(10)
+
+  /// An HTTP/1.1 response as it comes in: complete once the header and the Content-Length
+  /// bytes after it are in (RFC 9112 section 6.3), refused past `maxBytes`. The header's end
+  /// is looked for only in what arrived since the last look, and the header parsed once.
+  struct ResponseReader {
+    let maxBytes: Int
+    private(set) var bytes: [UInt8] = []
+    /// Header and body, once the header announced the body's length.
+    private var expectedBytes: Int?
+    private var headerEnd: Int?
+    private var searchedUpTo = 0
+
+    init(maxBytes: Int) { self.maxBytes = maxBytes }
+
+    var isComplete: Bool { expectedBytes.map { bytes.count >= $0 } ?? false }
+
+    /// Takes in `chunk`; false when the response is (or announces itself) larger than
+    /// `maxBytes`.
+    mutating func append(_ chunk: ArraySlice<UInt8>) -> Bool {
+      guard bytes.count + chunk.count <= maxBytes else { return false }
+      bytes += chunk
+      guard headerEnd == nil, let end = findHeaderEnd() else { return true }
+      headerEnd = end
+      guard let length = Self.contentLength(bytes[..<end]) else { return true }
+      let (total, overflow) = end.addingReportingOverflow(length)
+      guard !overflow, total <= maxBytes else { return false }
+      expectedBytes = total
+      return true
+    }
+
+    /// The offset just past the header's empty line, if it arrived.
+    private mutating func findHeaderEnd() -> Int? {
+      let terminator: [UInt8] = [13, 10, 13, 10]
+      var index = max(0, searchedUpTo - 3)
+      while index + 4 <= bytes.count {
+        if bytes[index..<index + 4].elementsEqual(terminator) { return index + 4 }
+        index += 1
+      }
+      searchedUpTo = bytes.count
+      return nil
+    }
+
+    private static func contentLength(_ header: ArraySlice<UInt8>) -> Int? {
+      let text = String(decoding: header, as: UTF8.self).lowercased()
+      guard
+        let line = text.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+        let length = Int(
+          line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
+        length >= 0
+      else { return nil }
+      return length
+    }
   }
 }

@@ -165,4 +165,67 @@ final class PcapFileReaderTests: XCTestCase {
     XCTAssertEqual(lengths.map(\.0), [54])
     XCTAssertEqual(lengths.map(\.1), [frame.count])
   }
+  // MARK: - Record times
+
+  /// 2039-01-01 and 2105-01-01: classic pcap's unsigned 32-bit seconds past 2^31, which
+  /// libpcap hands over as a negative `tv_sec`.
+  static let seconds2039: UInt32 = 2_177_452_800
+  static let seconds2105: UInt32 = 4_260_211_200
+
+  func testClassicPcapSecondsPast2038AreReadAsTheFileHoldsThem() throws {
+    for nanoseconds in [false, true] {
+      var writer = PcapWriter(nanosecondResolution: nanoseconds)
+      let frames = rtpFrames(3)
+      writer.append(frames[0], seconds: Self.seconds2039, fraction: nanoseconds ? 5 : 0)
+      writer.append(
+        frames[1], seconds: Self.seconds2105, fraction: nanoseconds ? 999_999_999 : 999_999)
+      writer.append(frames[2], seconds: .max, fraction: 0)
+      let reader = try PcapFileReader(path: try write(writer.bytes, "late-\(nanoseconds).pcap"))
+      var times: [Int64] = []
+      XCTAssertEqual(
+        reader.forEachFrame { _, _, time in times.append(time.nanosecondsSinceEpoch) }, .endOfFile)
+      XCTAssertEqual(
+        times,
+        [
+          2_177_452_800_000_000_000 + (nanoseconds ? 5 : 0),
+          4_260_211_200_999_999_999 - (nanoseconds ? 0 : 999),
+          4_294_967_295_000_000_000,
+        ])
+      XCTAssertEqual(reader.badTimestampRecords, 0)
+    }
+  }
+
+  /// pcapng stamps are 64-bit: 2039 arrives as it is (libpcap's own arithmetic).
+  func testPcapNGSecondsPast2038AreReadAsTheyAre() throws {
+    var writer = PcapNGWriter(resolution: .nanoseconds)
+    writer.appendPacket(rtpFrames(1)[0], units: UInt64(Self.seconds2039) * 1_000_000_000 + 7)
+    let reader = try PcapFileReader(path: try write(writer.bytes, "late.pcapng"))
+    var times: [Int64] = []
+    _ = reader.forEachFrame { _, _, time in times.append(time.nanosecondsSinceEpoch) }
+    XCTAssertEqual(times, [2_177_452_800_000_000_007])
+  }
+
+  /// A sub-second field of a second or more is no time: the record is counted and left out,
+  /// by every way of reading (microseconds of 10^6 and of 2^32 - 1, which libpcap passes on as
+  /// a negative number; nanoseconds of 10^9).
+  func testRecordsWithAnImpossibleSubSecondFieldAreCountedNotAnalysed() throws {
+    for (nanoseconds, bad) in [(false, UInt32(1_000_000)), (false, .max), (true, 1_000_000_000)] {
+      var writer = capture(rtpFrames(50), nanoseconds: nanoseconds)
+      writer.append(rtpFrames(60)[55], seconds: 1_700_000_000, fraction: bad)
+      let path = try write(writer.bytes, "bad-fraction-\(nanoseconds)-\(bad).pcap")
+      let reader = try PcapFileReader(path: path)
+      var frames = 0
+      XCTAssertEqual(reader.forEachFrame { _, _, _ in frames += 1 }, .endOfFile)
+      XCTAssertEqual(frames, 50)
+      XCTAssertEqual(reader.badTimestampRecords, 1)
+      let (completion, report) = try analyse(path)
+      XCTAssertEqual(completion, .endOfFile)
+      XCTAssertEqual(report.capture.badTimestampRecords, 1, "\(bad)")
+      XCTAssertEqual(report.capture.frames, 50)
+      let stream = try XCTUnwrap(report.streams.first)
+      XCTAssertEqual(stream.packets, 50)
+      XCTAssertEqual(stream.lost, 0)
+      XCTAssertEqual(try XCTUnwrap(stream.maxJitterSeconds), 0, accuracy: 1e-12)
+    }
+  }
 }

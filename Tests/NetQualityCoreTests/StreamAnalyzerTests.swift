@@ -209,6 +209,35 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertEqual(stream.payloadBytes, 30 * 160)
   }
 
+  /// DTLS is counted however it travels: a WebRTC call relayed by TURN carries its handshake
+  /// and its close_notify inside ChannelData (RFC 8656 section 12.4).
+  func testDTLSInsideTURNChannelDataIsCountedAsDTLS() throws {
+    var analyzer = StreamAnalyzer()
+    // RFC 6347 section 4.1 records: four handshake records (content type 22) of epoch 0, then
+    // two encrypted alerts (21) of epoch 1, each in ChannelData on channel 0x4000.
+    let handshake: [UInt8] =
+      [22, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 1, 0, 12] + Array(repeating: 1, count: 12)
+    let alert: [UInt8] =
+      [21, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 0, 9, 0, 26] + Array(repeating: 0x5A, count: 26)
+    for (index, record) in (Array(repeating: handshake, count: 4) + [alert, alert]).enumerated() {
+      var channelData: [UInt8] = [0x40, 0x00]
+      channelData.appendBigEndian(UInt16(record.count))
+      channelData += record
+      analyzer.feed(
+        PacketBuilder.frame(
+          source: Net.alice, destination: Net.endpoint("203.0.113.5", 3478), payload: channelData),
+        at: Net.time(Double(index) * 20))
+    }
+    // And one at the top level.
+    analyzer.feed(
+      PacketBuilder.frame(source: Net.alice, destination: Net.bob, payload: handshake),
+      at: Net.time(200))
+    let capture = analyzer.report().capture
+    XCTAssertEqual(capture.turnChannelDataPackets, 6)
+    XCTAssertEqual(capture.dtlsPackets, 7)
+    XCTAssertEqual(capture.dtlsAlerts, 2)
+  }
+
   func testSDPSuppliesTheClockRateOfADynamicPayloadType() throws {
     var analyzer = StreamAnalyzer()
     analyzer.feedInvite()

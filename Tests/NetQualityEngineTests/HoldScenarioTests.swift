@@ -18,23 +18,53 @@ final class HoldScenarioTests: XCTestCase {
   }
 
   /// Plays the call over `media` (RTP both ways, the tap at the host) and the peer's RTCP at
-  /// `rtcp`, in time order, then idles to `end`.
-  func play(media: [Range<Double>], rtcp: [Double], until end: Double) -> Scenario {
+  /// `rtcp`, in time order, then idles to `end`. Each direction's sequence numbers run on
+  /// across the pauses, as a held call's do. The peer's receiver reports carry a block about
+  /// our stream as a receiver counts it (RFC 3550 A.3): the highest sequence number of what
+  /// reached it (our packets sent up to `pathSeconds` before the report), and of those lost
+  /// downstream of the tap, `lostDownstream(sequence)`, the cumulative count.
+  func play(
+    media: [Range<Double>], rtcp: [Double], until end: Double,
+    lostDownstream: (Int) -> Bool = { _ in false }
+  ) -> Scenario {
     var scenario = Scenario()
     var cursor = 0.0
+    // Sequence numbers skip no packet over the pauses: range i starts where range i-1 ended.
+    var firstSequences: [Int] = []
+    var sent = 0
+    for range in media {
+      firstSequences.append(sent - Int((range.lowerBound / 0.02).rounded()))
+      sent += Int(((range.upperBound - range.lowerBound) / 0.02).rounded())
+    }
     func rtpUntil(_ time: Double, in scenario: inout Scenario) {
       // RTP packets are 20 ms apart from 0: play the ranges' packets before `time`.
       let boundary = (time / 0.02).rounded(.up) * 0.02
-      for range in media where range.lowerBound < boundary && range.upperBound > cursor {
+      for (range, first) in zip(media, firstSequences)
+      where range.lowerBound < boundary && range.upperBound > cursor {
         let from = max(range.lowerBound, cursor)
         let to = min(range.upperBound, boundary)
-        if to > from { scenario.call(seconds: from..<to) }
+        if to > from { scenario.call(seconds: from..<to, firstSequence: first) }
       }
       cursor = max(cursor, boundary)
     }
+    var previous = (highest: -1, lost: 0)
     for time in rtcp.sorted() where time < end {
       rtpUntil(time, in: &scenario)
-      let report = RTCPBuilder.receiverReport(ssrc: 0xAAAA, blocks: [])
+      let highest = Self.packetsSent(media, before: time - Self.pathSeconds) - 1
+      let lost = highest < 0 ? 0 : (0...highest).filter(lostDownstream).count
+      var blocks: [RTCPReportBlock] = []
+      if highest >= 0 {
+        // RFC 3550 A.3: the fraction lost since the previous report, 0 when none expected.
+        let expected = highest - previous.highest
+        let fraction = expected > 0 ? max(0, lost - previous.lost) * 256 / expected : 0
+        blocks.append(
+          RTCPReportBlock(
+            reporterSSRC: 0xAAAA, sourceSSRC: 0xBBBB, fractionLost: UInt8(min(255, fraction)),
+            cumulativeLost: Int32(lost), extendedHighestSequence: UInt32(highest), jitter: 8,
+            lastSR: 0, delaySinceLastSR: 0))
+        previous = (highest, lost)
+      }
+      let report = RTCPBuilder.receiverReport(ssrc: 0xAAAA, blocks: blocks)
       scenario.feed(
         PacketBuilder.frame(
           source: Scenario.remoteRTCP, destination: Scenario.localRTCP, payload: report), at: time)
@@ -42,6 +72,18 @@ final class HoldScenarioTests: XCTestCase {
     rtpUntil(end, in: &scenario)
     scenario.idle(until: end)
     return scenario
+  }
+
+  /// How long our packets take to the peer and its report back to the tap.
+  static let pathSeconds = 0.04
+
+  /// Our packets (20 ms apart from each range's start) sent before `time`.
+  static func packetsSent(_ media: [Range<Double>], before time: Double) -> Int {
+    media.reduce(0) { count, range in
+      let until = min(range.upperBound, time)
+      guard until > range.lowerBound else { return count }
+      return count + Int(((until - range.lowerBound) / 0.02).rounded(.up))
+    }
   }
 
   func kinds(_ scenario: Scenario) -> [EngineEvent.Kind] {
@@ -69,6 +111,62 @@ final class HoldScenarioTests: XCTestCase {
       XCTAssertEqual(
         states.filter { $0 == .held }.count, Int((70 - heldFrom) / 2) + 1, "seed \(seed)")
       XCTAssertEqual(states.filter { $0 != .held && $0 != .connected }, [], "seed \(seed)")
+    }
+  }
+
+  /// tx on hold: while we send nothing, nothing is judged, however recent the peer's last
+  /// report; after the resume, the first report that counts our new packets scores them, at
+  /// the tick after it. Our packets lose every 100th downstream of the tap (1 %).
+  func testTxIsUnknownThroughAHoldAndScoredByTheFirstReportAfterIt() throws {
+    let lostDownstream: (Int) -> Bool = { $0 % 100 == 99 }
+    let media = [0.0..<30.0, 70.0..<80.0]
+    let minimumPackets = QualityModel().minimumPackets
+    for seed in UInt64(1)...20 {
+      let rtcp = rtcpTimes(0..<80, seed: seed)
+      let scenario = play(media: media, rtcp: rtcp, until: 80.5, lostDownstream: lostDownstream)
+      func tx(at seconds: Double) throws -> DirectionSnapshot {
+        let index = Int((seconds / 2).rounded()) - 1
+        return try XCTUnwrap(scenario.peer(at: index)?.tx, "seed \(seed), tick \(seconds)")
+      }
+      // Talking: the first report (1 s) and each after it give a level at every tick.
+      for second in stride(from: 2.0, through: 30, by: 2) {
+        XCTAssertEqual(try tx(at: second).level, .excellent, "seed \(seed), tick \(second)")
+      }
+      // The 20 ticks whose windows lie in the hold, every held one among them.
+      for second in stride(from: 32.0, through: 70, by: 2) {
+        XCTAssertEqual(try tx(at: second).level, .unknown, "seed \(seed), tick \(second)")
+      }
+      for tick in scenario.ticks {
+        guard let peer = tick.snapshot.peers.first, peer.state == .held else { continue }
+        XCTAssertEqual(peer.tx.level, .unknown, "seed \(seed), held at \(tick.snapshot.time)")
+      }
+      // The first report after the resume that counts enough new packets to judge (one a
+      // few packets after the resume counts too few: the model's minimum).
+      let lastOnHold = try XCTUnwrap(rtcp.last { $0 < 70 })
+      var previous = Self.packetsSent(media, before: lastOnHold - Self.pathSeconds) - 1
+      var scoring: (time: Double, from: Int, to: Int)?
+      for time in rtcp where time > 70 && time < 80 {
+        let highest = Self.packetsSent(media, before: time - Self.pathSeconds) - 1
+        if highest - previous >= minimumPackets {
+          scoring = (time, previous + 1, highest)
+          break
+        }
+        previous = highest
+      }
+      let report = try XCTUnwrap(scoring, "seed \(seed): no report after the resume")
+      // The tick that closes the report's window (a report at a tick's time is in the next).
+      let scoredAt = ((report.time / 2).rounded(.down) + 1) * 2
+      for second in stride(from: 72.0, to: scoredAt, by: 2) {
+        XCTAssertEqual(try tx(at: second).level, .unknown, "seed \(seed), tick \(second)")
+      }
+      let scored = try tx(at: scoredAt)
+      XCTAssertEqual(scored.level, .excellent, "seed \(seed), tick \(scoredAt)")
+      XCTAssertEqual(scored.inputs?.packets, Int64(report.to - report.from + 1), "seed \(seed)")
+      // Lost over covered, the covered being our packets report.from ... report.to.
+      let lost = (report.from...report.to).filter(lostDownstream).count
+      XCTAssertEqual(
+        try XCTUnwrap(scored.inputs?.lossRatio), Double(lost) / Double(report.to - report.from + 1),
+        accuracy: 1e-12, "seed \(seed)")
     }
   }
 

@@ -67,10 +67,11 @@ final class QualityScenarioTests: XCTestCase {
       scenario.feed(
         PacketBuilder.frame(
           source: Scenario.localRTCP, destination: Scenario.remoteRTCP, payload: sr), at: sent)
+      // The peer has received our packets up to the one sent at `second` + 0.98.
       let block = RTCPReportBlock(
         reporterSSRC: 0xAAAA, sourceSSRC: 0xBBBB, fractionLost: 0, cumulativeLost: 0,
-        extendedHighestSequence: 0, jitter: 8, lastSR: UInt32(truncatingIfNeeded: ntp >> 16),
-        delaySinceLastSR: UInt32(0.030 * 65_536))
+        extendedHighestSequence: UInt32((second + 1) * 50 - 1), jitter: 8,
+        lastSR: UInt32(truncatingIfNeeded: ntp >> 16), delaySinceLastSR: UInt32(0.030 * 65_536))
       let rr = RTCPBuilder.receiverReport(ssrc: 0xAAAA, blocks: [block])
       scenario.feed(
         PacketBuilder.frame(
@@ -111,8 +112,8 @@ final class QualityScenarioTests: XCTestCase {
         at: peerSRArrives - 0.001)
       let aboutOurs = RTCPReportBlock(
         reporterSSRC: 0xAAAA, sourceSSRC: 0xBBBB, fractionLost: 0, cumulativeLost: 0,
-        extendedHighestSequence: 0, jitter: 8, lastSR: UInt32(truncatingIfNeeded: ourNTP >> 16),
-        delaySinceLastSR: UInt32(0.030 * 65_536))
+        extendedHighestSequence: UInt32((second + 1) * 50 - 1), jitter: 8,
+        lastSR: UInt32(truncatingIfNeeded: ourNTP >> 16), delaySinceLastSR: UInt32(0.030 * 65_536))
       scenario.feed(
         PacketBuilder.frame(
           source: Scenario.remoteRTCP, destination: Scenario.localRTCP,
@@ -120,7 +121,7 @@ final class QualityScenarioTests: XCTestCase {
         at: peerSRArrives)
       let aboutTheirs = RTCPReportBlock(
         reporterSSRC: 0xBBBB, sourceSSRC: 0xAAAA, fractionLost: 0, cumulativeLost: 0,
-        extendedHighestSequence: 0, jitter: 8,
+        extendedHighestSequence: UInt32((second + 1) * 50 - 1), jitter: 8,
         lastSR: UInt32(truncatingIfNeeded: peerNTP >> 16),
         delaySinceLastSR: UInt32(0.0005 * 65_536))
       scenario.feed(
@@ -164,10 +165,12 @@ final class QualityScenarioTests: XCTestCase {
     var scenario = Scenario()
     for second in 0..<20 {
       scenario.call(seconds: Double(second)..<Double(second + 1))
+      // Every second the peer counts our next 50 packets, 8 of them lost (16 %).
       let block = RTCPReportBlock(
-        reporterSSRC: 0xAAAA, sourceSSRC: 0xBBBB, fractionLost: UInt8(0.15 * 256),
-        cumulativeLost: 7,
-        extendedHighestSequence: 0, jitter: 0, lastSR: 0, delaySinceLastSR: 0)
+        reporterSSRC: 0xAAAA, sourceSSRC: 0xBBBB, fractionLost: UInt8(8 * 256 / 50),
+        cumulativeLost: Int32(8 * second),
+        extendedHighestSequence: UInt32(second * 50 + 24), jitter: 0, lastSR: 0,
+        delaySinceLastSR: 0)
       let rr = RTCPBuilder.receiverReport(ssrc: 0xAAAA, blocks: [block])
       scenario.feed(
         PacketBuilder.frame(
@@ -176,7 +179,9 @@ final class QualityScenarioTests: XCTestCase {
     }
     let peer = try XCTUnwrap(scenario.lastPeer)
     XCTAssertEqual(peer.rx.level, .excellent)
-    XCTAssertEqual(try XCTUnwrap(peer.tx.inputs?.lossRatio), 38.0 / 256, accuracy: 1e-9)
+    // Lost over covered between consecutive reports, not the 8-bit fraction (40/256).
+    XCTAssertEqual(try XCTUnwrap(peer.tx.inputs?.lossRatio), 8.0 / 50, accuracy: 1e-9)
+    XCTAssertEqual(peer.tx.inputs?.packets, 50)
     XCTAssertEqual(peer.tx.level, .bad)
     XCTAssertGreaterThan(peer.tx.level, peer.rx.level)
     XCTAssertEqual(scenario.last?.hostTx, .bad)

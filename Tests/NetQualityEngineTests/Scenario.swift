@@ -78,16 +78,20 @@ struct Scenario {
     for (arrival, frame) in frames.sorted(by: { $0.0 < $1.0 }) { feed(frame, at: arrival) }
   }
 
-  /// Both directions of a call at once, interleaved in time.
+  /// Both directions of a call at once, interleaved in time. Packet i (at i × 20 ms) has
+  /// sequence number `firstSequence` + i both ways.
   mutating func call(
-    seconds range: Range<Double>, rxDrop: @escaping (Int) -> Bool = { _ in false },
+    seconds range: Range<Double>, firstSequence: Int = 0,
+    rxDrop: @escaping (Int) -> Bool = { _ in false },
     rxDelay: @escaping (Int) -> Double = { _ in 0 }
   ) {
     var step = range.lowerBound
     while step < range.upperBound {
       let end = min(range.upperBound, step + 1)
-      audio(seconds: step..<end, drop: rxDrop, delay: rxDelay)
-      audio(from: Self.local, to: Self.remote, ssrc: 0xBBBB, seconds: step..<end)
+      audio(seconds: step..<end, firstSequence: firstSequence, drop: rxDrop, delay: rxDelay)
+      audio(
+        from: Self.local, to: Self.remote, ssrc: 0xBBBB, seconds: step..<end,
+        firstSequence: firstSequence)
       step = end
     }
   }

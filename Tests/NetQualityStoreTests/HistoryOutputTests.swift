@@ -88,6 +88,32 @@ final class HistoryOutputTests: HistoryTestCase {
       """)
   }
 
+  /// Peer and rule names come from the configuration, summaries quote them: the tables show
+  /// their control characters as `\xNN`, never raw (a screen cleared, the clipboard written).
+  func testTablesShowControlCharactersEscaped() throws {
+    let hostile = "evil\u{1B}[2J\u{1B}]52;c;aGVsbG8=\u{07}\r\u{9B}1m"
+    let writer = try makeWriter()
+    let alert = EventBuilder.alert(
+      "rule\u{1B}]0;t\u{07}", peer: hostile, firedAt: script.captureTime(1),
+      summary: "peer \(hostile) rx quality bad")
+    for tick in 0..<3 {
+      try writer.write(script.tick(tick, events: tick == 1 ? [EventBuilder.firing(alert)] : []))
+    }
+    let text = HistoryOutput.render(
+      try alertRecords(writer.database), format: .table, columns: HistoryOutput.alertColumns)
+    let controls = text.unicodeScalars.filter {
+      $0 != "\n" && ($0.value < 0x20 || (0x7F...0x9F).contains($0.value))
+    }
+    XCTAssertEqual(controls.count, 0, text)
+    XCTAssertTrue(text.contains("evil\\x1B[2J\\x1B]52;c;aGVsbG8=\\x07\\x0D\\x9B1m"), text)
+    XCTAssertTrue(text.contains("rule\\x1B]0;t\\x07"), text)
+    // A field holding JSON text (an object) is escaped alike.
+    let object = HistoryOutput.render(
+      [[("labels", .object([("peer", .string("a\u{9B}b"))]))]], format: .table,
+      columns: ["labels"])
+    XCTAssertEqual(object, "LABELS\n{\"peer\":\"a\\u009bb\"}\n")
+  }
+
   // MARK: - CSV
 
   func testCSVQuotesCommasAndQuotesAsRFC4180Says() throws {

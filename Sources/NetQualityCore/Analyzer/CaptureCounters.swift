@@ -13,7 +13,8 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var unparsedRTCPPackets: Int64 = 0
   public var stunPackets: Int64 = 0
   public var dtlsPackets: Int64 = 0
-  /// TURN ChannelData datagrams; their RTP/RTCP is unwrapped and counted as such too.
+  /// TURN ChannelData datagrams; their RTP, RTCP and DTLS are unwrapped and counted as such
+  /// too.
   public var turnChannelDataPackets: Int64 = 0
   /// ICE Binding checks paired with their response (round trips, see `ingestSTUN`).
   public var stunRoundTrips: Int64 = 0
@@ -40,6 +41,9 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var clockSteps: Int64 = 0
   /// Single packets stamped far behind their neighbours, placed in arrival order instead.
   public var outOfOrderTimestamps: Int64 = 0
+  /// Capture records whose timestamp is not a time (a sub-second field of a second or more):
+  /// counted, not analysed, and not among `frames`.
+  public var badTimestampRecords: Int64 = 0
 
   public init() {}
 
@@ -71,6 +75,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     case forgottenStreams = "forgotten_streams"
     case clockSteps = "clock_steps"
     case outOfOrderTimestamps = "out_of_order_timestamps"
+    case badTimestampRecords = "bad_timestamp_records"
   }
 
   public func encode(to encoder: Encoder) throws {
@@ -100,6 +105,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     try container.encode(forgottenStreams, forKey: .forgottenStreams)
     try container.encode(clockSteps, forKey: .clockSteps)
     try container.encode(outOfOrderTimestamps, forKey: .outOfOrderTimestamps)
+    try container.encode(badTimestampRecords, forKey: .badTimestampRecords)
   }
 }
 

@@ -27,7 +27,7 @@ public struct StreamAnalyzer: Sendable {
   var table = StreamTable()
   var streams = ChunkedArray<RTPStream>()
   /// What RTCP said about each stream that had RTCP, by `RTPStream.feedbackSlot` (a stream
-  /// without RTCP costs none of its 344 bytes).
+  /// without RTCP costs none of its 360 bytes).
   var feedbacks = SlotStore(empty: ReceptionFeedback())
   /// The buffers of the streams whose clock rate is being inferred, by `RTPStream.inferenceSlot`
   /// (few streams at a time: only those of a payload type with no known clock).
@@ -118,6 +118,12 @@ public struct StreamAnalyzer: Sendable {
     time.advanced(byNanoseconds: clock.offsetNanoseconds)
   }
 
+  /// A capture record left out because its timestamp is not a time (see
+  /// `CaptureCounters.badTimestampRecords`): counted, never fed.
+  public mutating func skipRecordWithBadTimestamp() {
+    counters.badTimestampRecords += 1
+  }
+
   /// Feeds a frame whose time `correctTime` already gave.
   public mutating func ingest(
     frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType,
@@ -197,7 +203,10 @@ public struct StreamAnalyzer: Sendable {
     case .rtp: ingestRTP(application, wireLength: inner.length, datagram: datagram, at: time)
     case .rtcp: ingestRTCP(application, datagram: datagram, at: time)
     case .stun: ingestSTUN(application, datagram: datagram, at: time)
-    case .dtls: ingestDTLS(application, datagram: datagram, at: time)
+    case .dtls:
+      // DTLS is DTLS however it travels: its alerts are counted in either case.
+      counters.dtlsPackets += 1
+      ingestDTLS(application, datagram: datagram, at: time)
     default: break
     }
   }

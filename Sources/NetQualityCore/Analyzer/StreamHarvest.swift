@@ -69,6 +69,8 @@ public struct StreamHarvest: Sendable {
       public var since: CaptureTime?
       public var fractionLost: Double
       public var jitterMilliseconds: Double?
+      /// What it covers beyond the report before it; nil for the stream's first report.
+      public var coverage: ReportCoverage?
     }
 
     /// A stream no RTCP spoke of.
@@ -89,7 +91,7 @@ public struct StreamHarvest: Sendable {
         }
         lastReport = Report(
           time: time, since: feedback.previousReportTime, fractionLost: fraction,
-          jitterMilliseconds: jitter)
+          jitterMilliseconds: jitter, coverage: feedback.lastCoverage)
       }
     }
   }

@@ -57,6 +57,11 @@ public struct Engine: Sendable {
       frame: frame, originalLength: originalLength, linkType: linkType, atCorrected: time)
   }
 
+  /// A capture record left out for its timestamp (`StreamAnalyzer.skipRecordWithBadTimestamp`).
+  public mutating func skipRecordWithBadTimestamp() {
+    analyzer.skipRecordWithBadTimestamp()
+  }
+
   /// Nothing left to report: no peer and no stream (all forgotten after their silence). A
   /// replay skips the ticks of such a stretch instead of emitting them empty.
   public var isIdle: Bool { scorer.isIdle && analyzer.liveStreamCount == 0 }

@@ -26,9 +26,7 @@ struct PeerWindow {
   var txRetransmitted: (window: Int64, total: Int64) = (0, 0)
   var rxFEC: (window: Int64, total: Int64) = (0, 0)
   /// Receiver reports about our streams to the peer: the latest of each.
-  var txFeedback:
-    [(time: CaptureTime, since: CaptureTime?, fractionLost: Double, jitterMilliseconds: Double?)] =
-      []
+  var txFeedback: [StreamHarvest.Feedback.Report] = []
   var roundTrip: (time: CaptureTime, milliseconds: Double)?
   /// The newest ICE check round trip to the peer's addresses (for calls whose RTCP is SRTCP).
   var stunRoundTrip: (time: CaptureTime, milliseconds: Double)?
@@ -97,10 +95,7 @@ struct PeerWindow {
       txPacketsTotal += window.packetsTotal
       txLastArrival = max(txLastArrival ?? stream.lastArrival, stream.lastArrival)
       txVideo = txVideo || stream.isVideo
-      if let report = feedback.lastReport {
-        txFeedback.append(
-          (report.time, report.since, report.fractionLost, report.jitterMilliseconds))
-      }
+      if let report = feedback.lastReport { txFeedback.append(report) }
     }
   }
 }

@@ -39,7 +39,9 @@ extension Scorer {
       var event = event(transition, peer: name, at: time)
       if case .ended = transition { event.endReason = endReason }
       events.append(event)
-      if case .recovered = transition { record.recoveredAt = time }
+      // An outage, not a hold: nothing was lost while the peer held the call, and what the
+      // first report after it covers was sent after it (`reportCandidate`).
+      if case .recovered(let after) = transition, after != .held { record.recoveredAt = time }
     }
     return (record.tracker.state, record.tracker.since, events)
   }

@@ -56,23 +56,10 @@ extension Scorer {
     _ record: inout PeerRecord, _ window: PeerWindow, probe: ProbeSnapshot?,
     roundTripMilliseconds rtt: Double?, now: CaptureTime
   ) -> DirectionSnapshot {
-    let model = configuration.quality
     record.txPacketsTotal = window.txPacketsTotal
-    // Not a report whose interval began before the last recovery: its fraction lost spans the
-    // outage, which the connection state already told.
-    let fresh = window.txFeedback.filter { report in
-      guard now.seconds(since: report.time) <= model.feedbackStaleSeconds else { return false }
-      guard let recovered = record.recoveredAt else { return true }
-      return (report.since ?? report.time) >= recovered
-    }
     var candidates: [Candidate] = []
-    if !fresh.isEmpty {
-      let inputs = QualityModel.Inputs(
-        packets: window.txPackets, lossRatio: fresh.map(\.fractionLost).max() ?? 0,
-        jitterMilliseconds: fresh.compactMap(\.jitterMilliseconds).max() ?? 0,
-        roundTripMilliseconds: rtt, isVideo: window.txVideo)
-      // The reports speak for packets the peer counted: enough by definition.
-      candidates.append(Candidate(inputs: inputs, enoughPackets: true, source: .rtp))
+    if let reports = reportCandidate(record, window, roundTripMilliseconds: rtt, now: now) {
+      candidates.append(reports)
     }
     if let probe {
       candidates += probeCandidate(
@@ -81,6 +68,45 @@ extension Scorer {
         roundTripMilliseconds: rtt)
     }
     return direction(worst(candidates), damper: &record.txDamper)
+  }
+
+  /// The peer's receiver reports about our streams as a tx candidate, or nil when they say
+  /// nothing of this window:
+  ///
+  /// * only in a window in which we sent the peer media: with nothing sent (a call on hold)
+  ///   there is nothing to judge, however recent the last report about what went before;
+  /// * from the fresh reports (`feedbackStaleSeconds`) that cover packets beyond the report
+  ///   before them (`ReportCoverage`): a report whose extended highest sequence number did not
+  ///   advance counts nothing, so after a hold the first report that counts new packets scores
+  ///   them, whatever the reports of the hold said;
+  /// * not a report whose interval began before the last recovery from an outage (interrupted
+  ///   or worse): its loss spans the outage, which the connection state already told. A hold
+  ///   is no outage: what the first report after it covers was sent after it.
+  ///
+  /// Loss is the worst stream's: lost over covered (the report's fraction lost for a stream's
+  /// first report, whose start is unknown); `packets` is what the reports cover.
+  private func reportCandidate(
+    _ record: PeerRecord, _ window: PeerWindow, roundTripMilliseconds rtt: Double?,
+    now: CaptureTime
+  ) -> Candidate? {
+    let model = configuration.quality
+    guard window.txPackets > 0 else { return nil }
+    let reports = window.txFeedback.filter { report in
+      guard now.seconds(since: report.time) <= model.feedbackStaleSeconds else { return false }
+      if let coverage = report.coverage, coverage.packets == 0 { return false }
+      guard let recovered = record.recoveredAt else { return true }
+      return (report.since ?? report.time) >= recovered
+    }
+    guard !reports.isEmpty else { return nil }
+    let covered = reports.reduce(Int64(0)) { $0 + Int64($1.coverage?.packets ?? 0) }
+    // A stream's first report speaks for packets the peer counted, how many is not known.
+    let firstReports = reports.contains { $0.coverage == nil }
+    let inputs = QualityModel.Inputs(
+      packets: firstReports ? max(covered, window.txPackets) : covered,
+      lossRatio: reports.map { $0.coverage?.lossRatio ?? $0.fractionLost }.max() ?? 0,
+      jitterMilliseconds: reports.compactMap(\.jitterMilliseconds).max() ?? 0,
+      roundTripMilliseconds: rtt, isVideo: window.txVideo)
+    return Candidate(inputs: inputs, enoughPackets: firstReports ? true : nil, source: .rtp)
   }
 
   /// One source's figures for the quality model.

@@ -15,6 +15,11 @@ public struct ReceptionFeedback: Sendable {
   public var lastFractionLost: Double?
   public var maxFractionLost: Double?
   public var lastCumulativeLost: Int32?
+  /// The extended highest sequence number received, of the last report block.
+  public var lastExtendedHighestSequence: UInt32?
+  /// What the last report covers beyond the one before it: the packets it counts and how many
+  /// of them it counts lost (nil for the first report, whose start is unknown).
+  public var lastCoverage: ReportCoverage?
   /// Interarrival jitter reported by receivers, in timestamp units.
   public var lastJitterTimestampUnits: UInt32?
   public var maxJitterTimestampUnits: UInt32?
@@ -40,6 +45,12 @@ public struct ReceptionFeedback: Sendable {
     let fraction = Double(block.fractionLost) / 256
     lastFractionLost = fraction
     maxFractionLost = max(maxFractionLost ?? 0, fraction)
+    if let previous = lastExtendedHighestSequence {
+      lastCoverage = ReportCoverage(
+        from: (previous, lastCumulativeLost ?? 0),
+        to: (block.extendedHighestSequence, block.cumulativeLost))
+    }
+    lastExtendedHighestSequence = block.extendedHighestSequence
     lastCumulativeLost = block.cumulativeLost
     lastJitterTimestampUnits = block.jitter
     maxJitterTimestampUnits = max(maxJitterTimestampUnits ?? 0, block.jitter)
