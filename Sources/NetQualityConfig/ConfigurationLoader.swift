@@ -399,7 +399,8 @@ struct Walker {
   mutating func applyQuality(_ node: Node, to model: inout QualityModel) {
     let known = [
       "rating_floors", "jitter_ceilings_ms", "min_packets", "scoring_windows", "worsen_after_ticks",
-      "improve_after_ticks", "feedback_stale_seconds", "audio", "video",
+      "worsen_one_level_after_ticks", "improve_after_ticks", "improve_one_level_after_ticks",
+      "feedback_stale_seconds", "audio", "video",
     ]
     let fields = entries(node, "quality", known: known)
     if let node = fields["rating_floors"],
@@ -431,6 +432,16 @@ struct Walker {
       let value = integer(node, "quality.improve_after_ticks", in: 1...60)
     {
       model.improveAfterTicks = value
+    }
+    if let node = fields["worsen_one_level_after_ticks"],
+      let value = integer(node, "quality.worsen_one_level_after_ticks", in: 1...255)
+    {
+      model.worsenOneLevelAfterTicks = value
+    }
+    if let node = fields["improve_one_level_after_ticks"],
+      let value = integer(node, "quality.improve_one_level_after_ticks", in: 1...255)
+    {
+      model.improveOneLevelAfterTicks = value
     }
     if let node = fields["feedback_stale_seconds"],
       let value = number(node, "quality.feedback_stale_seconds", in: 1...3600)
@@ -470,7 +481,11 @@ struct Walker {
     for (index, item) in self.list(list, "alerts.rules").enumerated() {
       let path = "alerts.rules[\(index)]"
       let rule = entries(
-        item, path, known: ["name", "metric", "op", "threshold", "for_ticks", "severity"])
+        item, path,
+        known: [
+          "name", "metric", "op", "threshold", "for_ticks", "keep_firing_for_ticks",
+          "clear_threshold", "severity",
+        ])
       guard let name = rule["name"].flatMap({ string($0, "\(path).name") }),
         let metricText = rule["metric"].flatMap({ string($0, "\(path).metric") }),
         let thresholdNode = rule["threshold"]
@@ -500,12 +515,33 @@ struct Walker {
         continue
       }
       let forTicks =
-        rule["for_ticks"].flatMap { integer($0, "\(path).for_ticks", in: 1...10_000) } ?? 1
+        rule["for_ticks"].flatMap { integer($0, "\(path).for_ticks", in: 1...10_000) }
+        ?? AlertRule.defaultForTicks
+      let keepFiringForTicks = rule["keep_firing_for_ticks"].flatMap {
+        integer($0, "\(path).keep_firing_for_ticks", in: 1...10_000)
+      }
+      var clearThreshold: Double?
+      if let node = rule["clear_threshold"] {
+        guard let value = number(node, "\(path).clear_threshold", in: -1e12...1e12) else {
+          continue
+        }
+        // Well clear must be on the clear side of the threshold, or nothing would ever be.
+        guard comparison != .equal, !comparison.holds(value, threshold) else {
+          issue(
+            node, "\(path).clear_threshold",
+            comparison == .equal
+              ? "not for op =="
+              : "\(value) meets the rule itself (\(opText) \(threshold))"
+                + "; it must be on the clear side")
+          continue
+        }
+        clearThreshold = value
+      }
       rules.append(
         AlertRule(
           name: name, metric: metric, comparison: comparison, threshold: threshold,
-          forTicks: forTicks,
-          severity: severity))
+          forTicks: forTicks, keepFiringForTicks: keepFiringForTicks,
+          clearThreshold: clearThreshold, severity: severity))
     }
     return rules
   }

@@ -5,23 +5,26 @@ import XCTest
 final class AlertEvaluatorTests: XCTestCase {
   let rule = AlertRule(
     name: "loss", metric: .rxLossRatio, comparison: .greater, threshold: 0.05, forTicks: 3,
-    severity: .warning)
+    keepFiringForTicks: 1, severity: .warning)
 
   func time(_ tick: Int) -> CaptureTime {
     CaptureTime(nanosecondsSinceEpoch: 1_700_000_000_000_000_000 + Int64(tick) * 2_000_000_000)
   }
 
-  /// Evaluates `values` (one per tick) for one peer; the changes of each tick.
+  /// Evaluates `values` (one per tick, measured and shown alike) for one peer; the changes of
+  /// each tick.
   func run(_ values: [Double?], evaluator: inout AlertEvaluator) -> [[Alert]] {
     values.enumerated().map { tick, value in
       evaluator.evaluate(
-        peer: "p", at: time(tick), value: { _ in value },
-        inputs: { _ in
-          value.map {
-            QualityModel.Inputs(
-              packets: 100, lossRatio: $0, jitterMilliseconds: $0 * 100,
-              roundTripMilliseconds: nil, isVideo: false)
-          }
+        peer: "p", at: time(tick),
+        observe: { _ in
+          .init(
+            measured: value, shown: value,
+            inputs: value.map {
+              QualityModel.Inputs(
+                packets: 100, lossRatio: $0, jitterMilliseconds: $0 * 100,
+                roundTripMilliseconds: nil, isVideo: false)
+            })
         },
         describe: { _, evidence in
           "loss \(evidence.worstValue) over \(evidence.ticks), jitter up to "
@@ -49,6 +52,31 @@ final class AlertEvaluatorTests: XCTestCase {
     XCTAssertTrue(evaluator.firing.isEmpty)
   }
 
+  /// Issue 25: a figure scattering around its threshold is one alert, resolved only after
+  /// `keep_firing_for` ticks clear in a row.
+  func testKeepFiringForHoldsOneAlertThroughClearTicksShorterThanIt() {
+    var sticky = rule
+    sticky.keepFiringForTicks = 4
+    var evaluator = AlertEvaluator(rules: [sticky])
+    let values = [0.1, 0.1, 0.1, 0.01, 0.1, 0.04, 0.03, 0.02, 0.1, 0.01, 0.01, 0.01, 0.01, 0.1]
+    let states = run(values, evaluator: &evaluator).map { $0.map(\.state) }
+    XCTAssertEqual(
+      states,
+      [[], [], [.firing], [], [], [], [], [], [], [], [], [], [.resolved], []],
+      "three clear ticks did not resolve it; the fourth in a row did")
+  }
+
+  func testAClearThresholdEndsARealRecoveryAfterForTicks() {
+    var sticky = rule
+    sticky.keepFiringForTicks = 30
+    sticky.clearThreshold = 0.02
+    var evaluator = AlertEvaluator(rules: [sticky])
+    // Just below the threshold keeps it firing; well clear for 3 ticks resolves it.
+    let values = [0.1, 0.1, 0.1, 0.04, 0.04, 0.04, 0.04, 0.01, 0.01, 0.01]
+    let states = run(values, evaluator: &evaluator).map { $0.map(\.state) }
+    XCTAssertEqual(states, [[], [], [.firing], [], [], [], [], [], [], [.resolved]])
+  }
+
   func testAThresholdIsStrictOrNotAsWritten() {
     var strict = AlertEvaluator(rules: [rule])
     XCTAssertEqual(run([0.05, 0.05, 0.05], evaluator: &strict).flatMap { $0 }.count, 0)
@@ -67,6 +95,39 @@ final class AlertEvaluatorTests: XCTestCase {
     XCTAssertEqual(changes.map { $0.map(\.state) }, [[], [], [.firing], [.resolved], []])
   }
 
+  /// A quality level: pending while the level shown meets the rule, fired after `for` ticks
+  /// that measured it (not necessarily in a row), resolved when the level shown leaves it.
+  func testALevelRuleFiresOnMeasuredTicksAndResolvesOnTheLevelShown() {
+    let bad = AlertRule.builtIn[0]
+    XCTAssertEqual(bad.name, "peer_rx_quality_bad")
+    var evaluator = AlertEvaluator(rules: [bad])
+    // (measured, shown): the shown level is the damped one.
+    let ticks: [(Int, Int)] = [
+      (4, 4), (3, 4), (4, 4), (3, 4), (3, 4), (4, 4),  // fires at the third bad window
+      (3, 4), (3, 4), (2, 4), (3, 4),  // the shown level holds: still one alert
+      (1, 1),  // the shown level is excellent: resolved
+    ]
+    var states: [[Alert.State]] = []
+    for (tick, (measured, shown)) in ticks.enumerated() {
+      states.append(
+        evaluator.evaluate(
+          peer: "p", at: time(tick),
+          observe: { _ in .init(measured: Double(measured), shown: Double(shown)) },
+          describe: { _, evidence in "over \(evidence.ticks)" }
+        ).map(\.state))
+    }
+    XCTAssertEqual(states, [[], [], [], [], [], [.firing], [], [], [], [], [.resolved]])
+    // One bad window, the shown level bad for three ticks after it: no alert.
+    var single = AlertEvaluator(rules: [bad])
+    let spike = [(4, 4), (1, 4), (1, 4), (1, 1)].enumerated().flatMap { tick, pair in
+      single.evaluate(
+        peer: "p", at: time(tick),
+        observe: { _ in .init(measured: Double(pair.0), shown: Double(pair.1)) },
+        describe: { _, _ in "" })
+    }
+    XCTAssertTrue(spike.isEmpty)
+  }
+
   func testResolveAllEndsAPeersAlertsAndItsStreaks() {
     var evaluator = AlertEvaluator(rules: [rule])
     _ = run([0.1, 0.1, 0.1], evaluator: &evaluator)
@@ -77,15 +138,18 @@ final class AlertEvaluatorTests: XCTestCase {
     XCTAssertEqual(run([0.1, 0.1], evaluator: &evaluator).flatMap { $0 }.count, 0)
   }
 
-  func testStreaksOfSeveralRulesEndOneByOneAndAcrossAReload() {
+  func testStreaksOfSeveralRulesEndOneByOne() {
     let jitter = AlertRule(
       name: "jitter", metric: .rxJitterMilliseconds, comparison: .greater, threshold: 20,
-      forTicks: 1, severity: .warning)
+      forTicks: 1, keepFiringForTicks: 1, severity: .warning)
     var evaluator = AlertEvaluator(rules: [rule, jitter])
     func tick(_ tick: Int, loss: Double, jitterMilliseconds: Double) -> [Alert] {
       evaluator.evaluate(
         peer: "p", at: time(tick),
-        value: { $0 == .rxLossRatio ? loss : jitterMilliseconds }, describe: { _, _ in "" })
+        observe: { metric in
+          let value = metric == .rxLossRatio ? loss : jitterMilliseconds
+          return .init(measured: value, shown: value)
+        }, describe: { _, _ in "" })
     }
     XCTAssertEqual(tick(0, loss: 0.1, jitterMilliseconds: 30).map(\.rule), ["jitter"])
     XCTAssertEqual(tick(1, loss: 0.1, jitterMilliseconds: 5).map(\.state), [.resolved])
@@ -94,11 +158,48 @@ final class AlertEvaluatorTests: XCTestCase {
     XCTAssertEqual(tick(3, loss: 0.01, jitterMilliseconds: 5).map(\.state), [.resolved])
     // Healthy again: nothing holds, nothing left to resolve.
     XCTAssertEqual(evaluator.resolveAll(peer: "p", at: time(4)).count, 0)
-    XCTAssertEqual(tick(5, loss: 0.1, jitterMilliseconds: 30).map(\.rule), ["jitter"])
-    // A reload drops the jitter rule while it fires: the peer's end still resolves it.
-    evaluator.rules = [rule]
-    XCTAssertEqual(tick(6, loss: 0.01, jitterMilliseconds: 30).count, 0)
-    XCTAssertEqual(evaluator.resolveAll(peer: "p", at: time(7)).map(\.rule), ["jitter"])
-    XCTAssertTrue(evaluator.firing.isEmpty)
+  }
+
+  /// Issue 25: a reload that removes or changes a firing rule resolves its alerts at the next
+  /// tick; a rule changed under the same name starts from a clean state; untouched rules keep
+  /// theirs.
+  func testAReloadResolvesTheAlertsOfRemovedAndChangedRules() {
+    let jitter = AlertRule(
+      name: "jitter", metric: .rxJitterMilliseconds, comparison: .greater, threshold: 20,
+      forTicks: 1, keepFiringForTicks: 1, severity: .warning)
+    let rtt = AlertRule(
+      name: "rtt", metric: .roundTripMilliseconds, comparison: .greater, threshold: 100,
+      forTicks: 1, keepFiringForTicks: 1, severity: .warning)
+    var evaluator = AlertEvaluator(rules: [rule, jitter, rtt])
+    func tick(_ tick: Int) -> [Alert] {
+      evaluator.evaluate(
+        peer: "p", at: time(tick),
+        observe: { metric in
+          let value: Double =
+            switch metric {
+            case .rxLossRatio: 0.1
+            case .rxJitterMilliseconds: 30
+            default: 300
+            }
+          return .init(measured: value, shown: value)
+        }, describe: { _, _ in "" })
+    }
+    _ = tick(0)
+    _ = tick(1)
+    XCTAssertEqual(tick(2).map(\.rule).sorted(), ["loss"])
+    XCTAssertEqual(evaluator.firing.count, 3)
+    // Loss's threshold changes, jitter goes, rtt stays as it was.
+    var changed = rule
+    changed.threshold = 0.08
+    evaluator.replaceRules([changed, rtt])
+    let resolved = evaluator.resolveRetired(at: time(3))
+    XCTAssertEqual(resolved.map(\.rule), ["jitter", "loss"])
+    XCTAssertTrue(resolved.allSatisfy { $0.state == .resolved && $0.end == time(3) })
+    XCTAssertEqual(evaluator.firing.keys.map(\.rule), ["rtt"])
+    // The changed rule starts clean: three more ticks to fire.
+    XCTAssertEqual(tick(3).count, 0)
+    XCTAssertEqual(tick(4).count, 0)
+    XCTAssertEqual(tick(5).map(\.rule), ["loss"])
+    XCTAssertEqual(evaluator.resolveRetired(at: time(6)).count, 0, "once only")
   }
 }

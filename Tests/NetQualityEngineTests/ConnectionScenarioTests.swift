@@ -135,13 +135,16 @@ final class ConnectionScenarioTests: XCTestCase {
     let alerts = scenario.events.compactMap(\.alert).filter { $0.rule == "peer_rx_quality_bad" }
     XCTAssertEqual(alerts.map(\.state), [.firing, .resolved])
     let firing = try XCTUnwrap(alerts.first)
-    // Fired at the third tick in a row whose own level was bad or worse, resolved at the first
-    // that was not, whatever the damped level showed then.
+    // Fired at the third tick whose own level was bad or worse, resolved at the first whose
+    // shown level was better than bad: the alert and the level shown tell one story.
     let bad = ticks.filter { $0.1.rawLevel >= .bad }.map(\.0)
     XCTAssertGreaterThanOrEqual(bad.count, 3)
     XCTAssertEqual(firing.start, bad[2])
-    let firstGood = try XCTUnwrap(ticks.first { $0.0 > bad[2] && $0.1.rawLevel < .bad })
-    XCTAssertEqual(alerts.last?.end, firstGood.0)
+    let firstShownBetter = try XCTUnwrap(ticks.first { $0.0 > bad[2] && $0.1.level < .bad })
+    XCTAssertEqual(alerts.last?.end, firstShownBetter.0)
+    for (time, rx) in ticks where time >= bad[2] && time < firstShownBetter.0 {
+      XCTAssertGreaterThanOrEqual(rx.level, .bad, "shown bad on every tick the alert fired")
+    }
     // The summary quotes the worst of the streak, not the tick it fired on.
     let streak = ticks.filter { $0.0 <= bad[2] && $0.0 >= bad[0] }.map(\.1)
     let worstLoss = try XCTUnwrap(streak.compactMap { $0.inputs?.lossRatio }.max())

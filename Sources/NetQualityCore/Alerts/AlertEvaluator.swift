@@ -1,17 +1,32 @@
-/// Evaluates the alert rules on every peer at every tick and keeps the alerts' lifecycles.
+/// Evaluates the alert rules on every peer at every tick and keeps the alerts' lifecycles, with
+/// hysteresis on both sides so that a steady condition is one alert for its whole duration:
+///
+/// - **Pending** while the figure as shown meets the rule (for quality levels, the damped level
+///   the dashboard, the API and the status page show; for other figures, the figure itself).
+///   The alert **fires** once `forTicks` of those ticks also *measured* it (the window's own
+///   level or figure): one bad window, which the damped level shows for a few ticks, is not
+///   an alert; a steady impairment whose windows scatter around the edge is.
+/// - **Firing** until the figure as shown has not met the rule for `keepFiringForTicks` ticks
+///   in a row, or — with a `clearThreshold` — until `forTicks` ticks in a row measured it well
+///   clear. For quality levels that means the alert resolves exactly when the level shown
+///   leaves the rule: the two tell one story on every tick.
+/// - A figure that cannot be measured now (nil: a level unknown or down, a peer disconnected)
+///   does not meet the rule.
 public struct AlertEvaluator: Sendable {
-  public var rules: [AlertRule]
-  /// What each (rule, peer) measured over the ticks in a row it has held.
-  private var streaks: [AlertKey: AlertEvidence] = [:]
+  public private(set) var rules: [AlertRule]
+  /// The pending or firing state of each (rule, peer) with one.
+  private var tracks: [AlertKey: AlertTrack] = [:]
   /// Firing alerts by (rule, peer).
   public private(set) var firing: [AlertKey: Alert] = [:]
-  /// Every rule name that ever held for a peer (this run's rules and those a reload removed
-  /// while they held): what `resolveAll(peer:)` looks up, so forgetting a peer costs one lookup
-  /// per rule instead of a pass over every alert.
+  /// Every rule name that ever had a track for a peer (this run's rules and those a reload
+  /// removed): what `resolveAll(peer:)` looks up, so forgetting a peer costs one lookup per
+  /// rule instead of a pass over every alert.
   private var ruleNames: Set<String> = []
-  /// How many streaks each peer holds: a peer with none (a healthy fleet's every peer) costs
+  /// How many tracks each peer holds: a peer with none (a healthy fleet's every peer) costs
   /// one lookup per tick, not two per rule.
-  private var streakCounts: [String: Int] = [:]
+  private var trackCounts: [String: Int] = [:]
+  /// Rules a reload removed or changed: their alerts resolve at the next tick.
+  private var retired: Set<String> = []
 
   /// A (rule, peer) pair.
   public struct AlertKey: Hashable, Sendable {
@@ -19,59 +34,155 @@ public struct AlertEvaluator: Sendable {
     public var peer: String
   }
 
+  /// What one rule holds of one peer between ticks.
+  struct AlertTrack: Sendable {
+    /// The ticks that measured the rule while it was pending, and their figures (what the
+    /// alert's summary quotes).
+    var evidence = AlertEvidence()
+    /// While firing: ticks in a row the rule was clear, and measured well clear.
+    var clearTicks = 0
+    var wellClearTicks = 0
+  }
+
+  /// What a rule sees of a peer at a tick.
+  public struct Observation: Sendable {
+    /// The figure this tick measured (a window's own level, before damping); nil when not
+    /// measured.
+    public var measured: Double?
+    /// The figure as shown: the damped level for quality levels, else the measured figure.
+    public var shown: Double?
+    /// The scored window of the figure's direction, kept as evidence.
+    public var inputs: QualityModel.Inputs?
+
+    public init(measured: Double?, shown: Double?, inputs: QualityModel.Inputs? = nil) {
+      self.measured = measured
+      self.shown = shown
+      self.inputs = inputs
+    }
+  }
+
   public init(rules: [AlertRule]) {
     self.rules = rules
   }
 
-  /// Evaluates every rule on `peer` with `value(metric)`; `inputs(metric)` gives the scored
-  /// window of the metric's direction, kept as evidence. A metric that cannot be measured now
-  /// (nil) does not hold: its streak restarts and a firing alert on it resolves.
+  /// A reload's rules: a rule removed, or changed in any field, has its alerts resolved at the
+  /// next tick (`resolveRetired`); a rule under the same name starts from a clean state.
+  public mutating func replaceRules(_ new: [AlertRule]) {
+    let kept = Set(new.map(\.name))
+    for old in rules where !kept.contains(old.name) || !new.contains(old) {
+      retired.insert(old.name)
+    }
+    rules = new
+  }
+
+  /// Resolves the alerts of the rules a reload removed or changed, and drops their pending
+  /// states; called at the start of a tick, before the rules are evaluated.
+  mutating func resolveRetired(at time: CaptureTime) -> [Alert] {
+    guard !retired.isEmpty else { return [] }
+    defer { retired = [] }
+    var changes: [Alert] = []
+    for key in tracks.keys where retired.contains(key.rule) {
+      tracks[key] = nil
+      endTrack(of: key.peer)
+      if var alert = firing.removeValue(forKey: key) {
+        alert.state = .resolved
+        alert.end = time
+        changes.append(alert)
+      }
+    }
+    return changes.sorted { ($0.rule, $0.id) < ($1.rule, $1.id) }
+  }
+
+  /// Evaluates every rule on `peer` with `observe(metric)`.
   mutating func evaluate(
-    peer: String, at time: CaptureTime, value: (AlertRule.Metric) -> Double?,
-    inputs: (AlertRule.Metric) -> QualityModel.Inputs? = { _ in nil },
+    peer: String, at time: CaptureTime, observe: (AlertRule.Metric) -> Observation,
     describe: (AlertRule, AlertEvidence) -> String
   ) -> [Alert] {
     var changes: [Alert] = []
-    let hadStreaks = streakCounts[peer] != nil
+    let hadTracks = trackCounts[peer] != nil
     for rule in rules {
-      let current = value(rule.metric)
-      let holds = current.map { rule.comparison.holds($0, rule.threshold) } ?? false
-      // Without a streak, the peer has nothing to restart or resolve either.
-      guard holds || hadStreaks else { continue }
+      let observation = observe(rule.metric)
+      let shownMeets = observation.shown.map { rule.comparison.holds($0, rule.threshold) } ?? false
+      // Without a track, a peer whose figure does not meet the rule has nothing to change.
+      guard shownMeets || hadTracks else { continue }
       let key = AlertKey(rule: rule.name, peer: peer)
-      if holds, let current {
-        if streaks[key] == nil {
-          ruleNames.insert(rule.name)
-          streakCounts[peer, default: 0] += 1
-        }
-        var streak = streaks[key] ?? AlertEvidence()
-        streak.add(current, comparison: rule.comparison, inputs: inputs(rule.metric))
-        streaks[key] = streak
-        if streak.ticks >= rule.forTicks && firing[key] == nil {
-          var labels = ["peer": peer]
-          if let direction = rule.metric.direction { labels["direction"] = direction }
-          let alert = Alert(
-            id: "\(rule.name):\(peer):\(time.nanosecondsSinceEpoch / 1_000_000)", rule: rule.name,
-            severity: rule.severity, labels: labels, state: .firing, start: time, end: nil,
-            summary: describe(rule, streak))
-          firing[key] = alert
+      if firing[key] != nil {
+        if let alert = keepOrResolve(rule, key, observation, meets: shownMeets, at: time) {
           changes.append(alert)
         }
-      } else {
-        if streaks.removeValue(forKey: key) != nil { endStreak(of: peer) }
-        if var alert = firing.removeValue(forKey: key) {
-          alert.state = .resolved
-          alert.end = time
+      } else if shownMeets {
+        if let alert = advancePending(rule, key, observation, peer: peer, at: time, describe) {
           changes.append(alert)
         }
+      } else if tracks.removeValue(forKey: key) != nil {
+        endTrack(of: peer)
       }
     }
     return changes
   }
 
-  /// Resolves every alert of `peer` (a clean end: BYE).
+  /// A pending rule whose figure as shown meets it: counts the tick if it measured it too, and
+  /// fires after `forTicks` such ticks.
+  private mutating func advancePending(
+    _ rule: AlertRule, _ key: AlertKey, _ observation: Observation, peer: String,
+    at time: CaptureTime, _ describe: (AlertRule, AlertEvidence) -> String
+  ) -> Alert? {
+    if tracks[key] == nil {
+      ruleNames.insert(rule.name)
+      trackCounts[peer, default: 0] += 1
+    }
+    var track = tracks[key] ?? AlertTrack()
+    if let measured = observation.measured, rule.comparison.holds(measured, rule.threshold) {
+      track.evidence.add(measured, comparison: rule.comparison, inputs: observation.inputs)
+    }
+    tracks[key] = track
+    guard track.evidence.ticks >= rule.forTicks else { return nil }
+    var labels = ["peer": peer]
+    if let direction = rule.metric.direction { labels["direction"] = direction }
+    let alert = Alert(
+      id: "\(rule.name):\(peer):\(time.nanosecondsSinceEpoch / 1_000_000)", rule: rule.name,
+      severity: rule.severity, labels: labels, state: .firing, start: time, end: nil,
+      summary: describe(rule, track.evidence))
+    firing[key] = alert
+    return alert
+  }
+
+  /// A firing rule: stays while its figure as shown meets it; resolves after
+  /// `keepFiringForTicks` clear ticks, or `forTicks` well clear ones.
+  private mutating func keepOrResolve(
+    _ rule: AlertRule, _ key: AlertKey, _ observation: Observation, meets: Bool,
+    at time: CaptureTime
+  ) -> Alert? {
+    var track = tracks[key] ?? AlertTrack()
+    if meets {
+      (track.clearTicks, track.wellClearTicks) = (0, 0)
+      tracks[key] = track
+      return nil
+    }
+    track.clearTicks += 1
+    if let clear = rule.clearThreshold, let measured = observation.measured,
+      !rule.comparison.holds(measured, clear)
+    {
+      track.wellClearTicks += 1
+    } else {
+      track.wellClearTicks = 0
+    }
+    let resolves =
+      track.clearTicks >= rule.keepFiringForTicks
+      || (rule.clearThreshold != nil && track.wellClearTicks >= rule.forTicks)
+    guard resolves, var alert = firing.removeValue(forKey: key) else {
+      tracks[key] = track
+      return nil
+    }
+    if tracks.removeValue(forKey: key) != nil { endTrack(of: key.peer) }
+    alert.state = .resolved
+    alert.end = time
+    return alert
+  }
+
+  /// Resolves every alert of `peer` (a clean end: BYE; a peer forgotten).
   mutating func resolveAll(peer: String, at time: CaptureTime) -> [Alert] {
-    guard streakCounts.removeValue(forKey: peer) != nil else { return [] }
+    guard trackCounts.removeValue(forKey: peer) != nil else { return [] }
     var changes: [Alert] = []
     for rule in ruleNames.sorted() {
       let key = AlertKey(rule: rule, peer: peer)
@@ -80,27 +191,27 @@ public struct AlertEvaluator: Sendable {
         alert.end = time
         changes.append(alert)
       }
-      streaks[key] = nil
+      tracks[key] = nil
     }
     return changes
   }
 
-  private mutating func endStreak(of peer: String) {
-    guard let count = streakCounts[peer] else { return }
-    streakCounts[peer] = count > 1 ? count - 1 : nil
+  private mutating func endTrack(of peer: String) {
+    guard let count = trackCounts[peer] else { return }
+    trackCounts[peer] = count > 1 ? count - 1 : nil
   }
 
   /// Rebuilds the tables at the size of what is left once most entries are gone (see
   /// `Scorer.shrinkAfterChurn`).
   mutating func shrinkAfterChurn() {
-    if streaks.capacity > 4 * max(streaks.count, 1024) {
-      streaks = Dictionary(uniqueKeysWithValues: streaks.map { ($0.key, $0.value) })
+    if tracks.capacity > 4 * max(tracks.count, 1024) {
+      tracks = Dictionary(uniqueKeysWithValues: tracks.map { ($0.key, $0.value) })
     }
     if firing.capacity > 4 * max(firing.count, 1024) {
       firing = Dictionary(uniqueKeysWithValues: firing.map { ($0.key, $0.value) })
     }
-    if streakCounts.capacity > 4 * max(streakCounts.count, 1024) {
-      streakCounts = Dictionary(uniqueKeysWithValues: streakCounts.map { ($0.key, $0.value) })
+    if trackCounts.capacity > 4 * max(trackCounts.count, 1024) {
+      trackCounts = Dictionary(uniqueKeysWithValues: trackCounts.map { ($0.key, $0.value) })
     }
   }
 }

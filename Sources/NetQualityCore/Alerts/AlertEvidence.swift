@@ -1,7 +1,7 @@
 /// What the ticks of a rule's streak measured. An alert quotes these, the figures that made it
 /// fire, not those of the tick it happens to fire on.
 public struct AlertEvidence: Sendable, Equatable {
-  /// Ticks in a row the rule has held.
+  /// Ticks that measured the rule while it was pending.
   public private(set) var ticks = 0
   /// The value furthest past the threshold over the streak (the largest for `>`/`>=`, the
   /// smallest for `<`/`<=`; the value itself for `==`).

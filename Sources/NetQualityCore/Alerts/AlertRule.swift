@@ -1,4 +1,6 @@
-/// A condition on a peer that raises an alert after it held for `forTicks` ticks in a row.
+/// A condition on a peer that raises an alert after it was measured for `forTicks` ticks, and
+/// resolves it after `keepFiringForTicks` ticks clear (Prometheus' `for` and `keep_firing_for`):
+/// see `AlertEvaluator` for what counts as a tick of either.
 public struct AlertRule: Sendable, Equatable {
   public enum Severity: String, Sendable, Codable {
     case info, warning, critical
@@ -18,6 +20,22 @@ public struct AlertRule: Sendable, Equatable {
     /// The connection state's number (ConnectionState.number).
     case connectionState = "state"
 
+    /// Whether the metric is a quality level, which the engine shows damped (`LevelDamper`).
+    public var isLevel: Bool { self == .rxQuality || self == .txQuality }
+
+    /// `keep_firing_for_ticks` when a rule gives none. Levels: 1, as the level shown already
+    /// holds a steady impairment (a band better shows after 30 ticks, two after 3), and the
+    /// alert resolves when the level shown leaves the rule. States: 1, as the connection
+    /// states have their own timers. Other figures: 30 ticks (a minute at 2 s), the level's
+    /// one-band hysteresis: a figure scattering around a threshold stays one alert (set
+    /// `clear_threshold` for a faster end of a real recovery).
+    public var defaultKeepFiringForTicks: Int {
+      switch self {
+      case .rxQuality, .txQuality, .connectionState: 1
+      default: 30
+      }
+    }
+
     /// The direction label of alerts on this metric.
     public var direction: String? {
       switch self {
@@ -35,7 +53,7 @@ public struct AlertRule: Sendable, Equatable {
     case lessOrEqual = "<="
     case equal = "=="
 
-    func holds(_ value: Double, _ threshold: Double) -> Bool {
+    public func holds(_ value: Double, _ threshold: Double) -> Bool {
       switch self {
       case .greater: value > threshold
       case .greaterOrEqual: value >= threshold
@@ -50,23 +68,37 @@ public struct AlertRule: Sendable, Equatable {
   public var metric: Metric
   public var comparison: Comparison
   public var threshold: Double
+  /// Ticks the condition must be measured before the alert fires.
   public var forTicks: Int
+  /// Ticks in a row the condition must be clear before a firing alert resolves.
+  public var keepFiringForTicks: Int
+  /// Optional: a value on the clear side of this (the comparison does not hold against it) is
+  /// well clear, and `forTicks` such ticks in a row resolve the alert without waiting
+  /// `keepFiringForTicks` (a real recovery ends the alert within seconds).
+  public var clearThreshold: Double?
   public var severity: Severity
 
   public init(
     name: String, metric: Metric, comparison: Comparison, threshold: Double, forTicks: Int,
-    severity: Severity
+    keepFiringForTicks: Int? = nil, clearThreshold: Double? = nil, severity: Severity
   ) {
     self.name = name
     self.metric = metric
     self.comparison = comparison
     self.threshold = threshold
     self.forTicks = forTicks
+    self.keepFiringForTicks = keepFiringForTicks ?? metric.defaultKeepFiringForTicks
+    self.clearThreshold = clearThreshold
     self.severity = severity
   }
 
-  /// The built-in rules: a peer bad or worse for 3 ticks (6 s) in either direction, and a peer
-  /// disconnected or timed out (at once).
+  /// A configured rule's `for_ticks` when the file gives none: 6 s at 2 s ticks, so that one
+  /// window past a threshold is not a page.
+  public static let defaultForTicks = 3
+
+  /// The built-in rules: a peer bad or worse for 3 ticks (6 s) in either direction, resolved
+  /// when the level shown is better than bad; and a peer disconnected or timed out (at once,
+  /// resolved at once).
   public static let builtIn: [AlertRule] = [
     AlertRule(
       name: "peer_rx_quality_bad", metric: .rxQuality, comparison: .greaterOrEqual,

@@ -7,8 +7,7 @@ extension Scorer {
       alertChanges = alerts.resolveAll(peer: name, at: now)
     } else {
       alertChanges = alerts.evaluate(
-        peer: name, at: now, value: { Self.value(of: $0, in: snapshot) },
-        inputs: { Self.inputs(of: $0, in: snapshot) },
+        peer: name, at: now, observe: { Self.observation(of: $0, in: snapshot) },
         describe: { rule, evidence in Self.summary(rule, evidence: evidence, peer: snapshot) })
     }
     return alertChanges.map { alert in
@@ -18,21 +17,37 @@ extension Scorer {
     }
   }
 
-  static func value(of metric: AlertRule.Metric, in peer: PeerSnapshot) -> Double? {
-    // Quality rules judge each window's own level, before damping: the rule's `for` ticks
-    // already ask for a condition that lasts, and a damped level held over from earlier ticks
-    // would fire on what is no longer measured. Levels 1...5 only: down (6) is the disconnect
-    // and timeout alerts' business, so a disconnection does not raise a quality alert as well.
-    func level(_ direction: DirectionSnapshot) -> Double? {
+  /// What a rule sees of `peer`: the figure measured this tick and the figure shown.
+  static func observation(of metric: AlertRule.Metric, in peer: PeerSnapshot)
+    -> AlertEvaluator.Observation
+  {
+    // Quality rules count the windows' own levels to fire (a damped level held over from
+    // earlier ticks would fire on what is no longer measured) and resolve on the level shown
+    // (`AlertEvaluator`). Levels 1...5 only: down (6) is the disconnect and timeout alerts'
+    // business, so a disconnection does not raise a quality alert as well.
+    func level(_ level: QualityLevel) -> Double? {
       guard peer.state != .disconnected, peer.state != .timeout, peer.state != .ended else {
         return nil
       }
-      return direction.rawLevel == .unknown || direction.rawLevel == .down
-        ? nil : Double(direction.rawLevel.rawValue)
+      return level == .unknown || level == .down ? nil : Double(level.rawValue)
     }
+    let inputs = inputs(of: metric, in: peer)
     switch metric {
-    case .rxQuality: return level(peer.rx)
-    case .txQuality: return level(peer.tx)
+    case .rxQuality:
+      return .init(measured: level(peer.rx.rawLevel), shown: level(peer.rx.level), inputs: inputs)
+    case .txQuality:
+      return .init(measured: level(peer.tx.rawLevel), shown: level(peer.tx.level), inputs: inputs)
+    default:
+      let value = value(of: metric, in: peer)
+      return .init(measured: value, shown: value, inputs: inputs)
+    }
+  }
+
+  /// A figure that is not a level: as measured this tick.
+  static func value(of metric: AlertRule.Metric, in peer: PeerSnapshot) -> Double? {
+    switch metric {
+    case .rxQuality: return Double(peer.rx.rawLevel.rawValue)
+    case .txQuality: return Double(peer.tx.rawLevel.rawValue)
     case .rxLossRatio: return peer.rx.inputs?.lossRatio
     case .txLossRatio: return peer.tx.inputs?.lossRatio
     case .rxJitterMilliseconds: return peer.rx.inputs?.jitterMilliseconds

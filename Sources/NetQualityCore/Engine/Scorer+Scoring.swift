@@ -158,7 +158,9 @@ extension Scorer {
     let (raw, candidate) = scored
     let level = damper.update(
       raw.level, worsenAfter: configuration.quality.worsenAfterTicks,
-      improveAfter: configuration.quality.improveAfterTicks)
+      worsenOneLevelAfter: configuration.quality.worsenOneLevelAfterTicks,
+      improveAfter: configuration.quality.improveAfterTicks,
+      improveOneLevelAfter: configuration.quality.improveOneLevelAfterTicks)
     return DirectionSnapshot(
       level: level, rawLevel: raw.level, inputs: candidate?.inputs, rating: raw.rating,
       meanOpinionScore: raw.meanOpinionScore, oneWayDelayMilliseconds: raw.oneWayDelayMilliseconds,

@@ -35,7 +35,7 @@ public struct Scorer: Sendable {
   /// model, timers, local networks and alert rules take effect at the next tick.
   public mutating func reconfigure(_ newConfiguration: EngineConfiguration) {
     configuration = newConfiguration
-    alerts.rules = newConfiguration.alertRules
+    alerts.replaceRules(newConfiguration.alertRules)
   }
 
   /// The analyser's part of the settings: its own, with the engine's local networks.
@@ -129,6 +129,13 @@ public struct Scorer: Sendable {
     let probedNames = probed.keys.sorted()
     var events = pendingEvents
     pendingEvents.removeAll()
+    // Rules a reload removed or changed end their alerts now, before the rules are evaluated.
+    for alert in alerts.resolveRetired(at: now) {
+      events.append(
+        EngineEvent(
+          time: now, kind: .alertResolved, peer: alert.labels["peer"] ?? "", previousState: nil,
+          alert: alert))
+    }
     // Sized for the peers of this tick (the streams' distinct names and the probed ones, at
     // most), not for those remembered: the published array keeps its capacity, and after a
     // wave of calls ends the remembered ones are many and about to be forgotten.

@@ -44,9 +44,13 @@ public struct QualityModel: Sendable, Equatable {
   /// Windows whose packets and losses are pooled for the score: 3 windows of 2 s (6 s), so a
   /// single bad window moves the level once instead of swinging it.
   public var scoringWindows = 3
-  /// A worse level shows after this many ticks in a row, a better one after this many.
+  /// Ticks in a row before the level shown changes (see `LevelDamper`: a steady impairment
+  /// scatters across a band's edge): two or more bands worse, one band worse, two or more
+  /// bands better (good or excellent), any other better level. At most 255 each.
   public var worsenAfterTicks = 1
+  public var worsenOneLevelAfterTicks = 3
   public var improveAfterTicks = 3
+  public var improveOneLevelAfterTicks = 30
   /// Receiver reports older than this no longer score tx (RTCP intervals are about 5 s).
   public var feedbackStaleSeconds = 15.0
 
