@@ -243,8 +243,8 @@ public final class HistoryRecorder: Sendable {
     }
   }
 
-  /// Opens the history at the path: never while this process still holds a deleted copy of
-  /// its files (`HistoryFiles.deletedButOpen`), and the files it
+  /// Opens the history at the path: never through a symbolic link, never while this process
+  /// still holds a deleted copy of its files (`HistoryFiles.deletedButOpen`), and the files it
   /// opened recorded for the checks before each write.
   private func open(resuming runID: Int64?, startedAt: Double) throws -> OpenHistory {
     let path = settings.path
@@ -252,6 +252,9 @@ public final class HistoryRecorder: Sendable {
     guard held.isEmpty else {
       throw HistoryFilesChanged(
         path: path, changes: held.map { ($0, .stillOpen) }, databaseKept: !held.contains(""))
+    }
+    if let problem = HistoryDatabase.symbolicLinkProblem(path: path) {
+      throw HistoryError(problem)
     }
     let database = try HistoryDatabase.openForWriting(path: path)
     do {

@@ -240,6 +240,33 @@ final class HistoryRecorderTests: HistoryTestCase {
     XCTAssertEqual(try count("ticks", in: database), 2)
   }
 
+  func testSymbolicLinkAtThePathIsRefusedAndItsTargetNeverMade() throws {
+    let target = path("elsewhere.sqlite")
+    let link = path("history.sqlite")
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+    let recorder = makeRecorder(link)
+    recorder.record(script.tick(0))
+    XCTAssertTrue(eventually { recorder.counters.fault != nil })
+    XCTAssertEqual(
+      recorder.counters.fault?.message,
+      "\(link) is a symbolic link (to \(target)): the history is never written through a link; "
+        + "give the file's own path in storage_path")
+    XCTAssertEqual(recorder.counters.ticksWritten, 0)
+    stop(recorder)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: target))
+
+    // A link in place of the WAL would have SQLite create the WAL at its target.
+    let file = path("other.sqlite")
+    _ = try makeWriter("other.sqlite")
+    try FileManager.default.createSymbolicLink(
+      atPath: file + "-journal", withDestinationPath: target)
+    XCTAssertEqual(
+      HistoryDatabase.symbolicLinkProblem(path: file),
+      "\(file)-journal is a symbolic link (to \(target)): the history is never written through "
+        + "a link; remove it")
+    XCTAssertNil(HistoryDatabase.symbolicLinkProblem(path: path("history-nowhere.sqlite")))
+  }
+
   func testStopWritesWhatIsQueuedAndRollsUpTheMinuteInProgress() throws {
     let file = path("history.sqlite")
     let recorder = makeRecorder(file)
