@@ -13,6 +13,12 @@ extension HTTPServer {
   /// rows, with the timeline's field names. Read on a task of its own, off the event loop,
   /// from a read-only connection (the writer is never waited for: WAL).
   static func history(_ state: AgentState, query: Parameters) async -> Response {
+    do {
+      try QueryParameters.check(
+        query, path: "/api/v1/history", takes: ["peer", "since", "from", "to", "limit"])
+    } catch {
+      return jsonError(error.description, .badRequest)
+    }
     guard let recorder = state.history else {
       return jsonError(
         "the history is off on this agent (storage.enabled, storage_path)", .serviceUnavailable)
