@@ -150,6 +150,9 @@ public final class HistoryRecorder: Sendable {
     var runID: Int64?
     // What happened to the files, recorded in `storage_events` with the next tick written.
     var incident: String?
+    // The files were let go after they changed under the writer: until a new open succeeds,
+    // this process may still hold deleted ones (`HistoryFiles.deletedButOpen`).
+    var lettingGo = false
     var retryAt = Date.distantPast
     var backoffSeconds = 1.0
     var maintenanceDue = false
@@ -158,8 +161,12 @@ public final class HistoryRecorder: Sendable {
       if stopping && tick == nil { break }
       do {
         if history == nil {
-          history = try open(resuming: runID, startedAt: startedAt)
+          history = try open(resuming: runID, startedAt: startedAt, checkingHeld: lettingGo)
           runID = history?.writer.runID
+          lettingGo = false
+          // The queue went on while the file was opened: write its head as it is now, not a
+          // tick it has dropped meanwhile.
+          continue
         }
         guard let history else { continue }
         // Nothing goes into files that are no longer the ones at the path.
@@ -193,6 +200,7 @@ public final class HistoryRecorder: Sendable {
         let wasOpen = history != nil
         let note = changed.description + "; " + letGo(history, changed)
         history = nil
+        lettingGo = true
         failed(HistoryFault(kind: .io, message: note), heldUntilNextTick: true)
         if wasOpen { incident = note }
         let atOnce = wasOpen && backoffSeconds == 1
@@ -243,12 +251,15 @@ public final class HistoryRecorder: Sendable {
     }
   }
 
-  /// Opens the history at the path: never through a symbolic link, never while this process
-  /// still holds a deleted copy of its files (`HistoryFiles.deletedButOpen`), and the files it
-  /// opened recorded for the checks before each write.
-  private func open(resuming runID: Int64?, startedAt: Double) throws -> OpenHistory {
+  /// Opens the history at the path: never through a symbolic link, never (with
+  /// `checkingHeld`, after letting go of changed files) while this process still holds a
+  /// deleted copy of them (`HistoryFiles.deletedButOpen`), and the files it opened recorded
+  /// for the checks before each write.
+  private func open(resuming runID: Int64?, startedAt: Double, checkingHeld: Bool) throws
+    -> OpenHistory
+  {
     let path = settings.path
-    let held = HistoryFiles.deletedButOpen(path: path)
+    let held = checkingHeld ? HistoryFiles.deletedButOpen(path: path) : []
     guard held.isEmpty else {
       throw HistoryFilesChanged(
         path: path, changes: held.map { ($0, .stillOpen) }, databaseKept: !held.contains(""))
