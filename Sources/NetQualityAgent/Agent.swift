@@ -73,7 +73,7 @@ public struct Agent {
     _ = try CaptureService.openAll(interfaces, options: options)
 
     let probes = try ProbeService.plan(configuration)
-    let history = HistoryService.recorder(configuration, logger: logger)
+    let history = try HistoryService.recorder(configuration, logger: logger)
     let alertmanager = AlertmanagerService.notifier(configuration, logger: logger)
     let state = AgentState(
       engine: Engine(

@@ -6,6 +6,8 @@ public enum AgentError: Error, CustomStringConvertible {
   case demo(reason: String)
   /// A probe target's or the reflector's key file, or the reflector's socket.
   case probes(String)
+  /// The history's path, refused before anything is written (a symbolic link).
+  case storage(String)
 
   public var description: String {
     switch self {
@@ -13,6 +15,7 @@ public enum AgentError: Error, CustomStringConvertible {
     case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
     case .demo(let reason): "cannot start the demo source: \(reason)"
     case .probes(let reason): reason
+    case .storage(let reason): "storage_path: \(reason)"
     case .noInterfaces:
       "no interface to capture on: none is up with an address; name one in 'interfaces:' or with --interface"
     }

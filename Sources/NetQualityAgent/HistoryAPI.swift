@@ -15,6 +15,12 @@ extension HTTPServer {
   /// threads of their own behind a short queue, never the concurrency pool), from a read-only
   /// connection (the writer is never waited for: WAL).
   static func history(_ state: AgentState, query: Parameters) async -> Response {
+    do {
+      try QueryParameters.check(
+        query, path: "/api/v1/history", takes: ["peer", "since", "from", "to", "limit"])
+    } catch {
+      return jsonError(error.description, .badRequest)
+    }
     guard let readers = state.historyReaders else {
       return jsonError(
         "the history is off on this agent (storage.enabled, storage_path)", .serviceUnavailable)

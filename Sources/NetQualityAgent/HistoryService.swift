@@ -13,9 +13,16 @@ struct HistoryService: Service {
   /// What shutdown waits for the queue to be written, at most.
   static let drainSeconds = 5.0
 
-  /// The recorder `configuration` asks for, nil with storage off.
-  static func recorder(_ configuration: AgentConfiguration, logger: Logger) -> HistoryRecorder? {
+  /// The recorder `configuration` asks for, nil with storage off. A path that is a symbolic
+  /// link stops the start (`HistoryDatabase.symbolicLinkProblem`): the recorder would refuse
+  /// it at every attempt anyway.
+  static func recorder(_ configuration: AgentConfiguration, logger: Logger) throws(AgentError)
+    -> HistoryRecorder?
+  {
     guard let path = configuration.historyPath else { return nil }
+    if let problem = HistoryDatabase.symbolicLinkProblem(path: path) {
+      throw .storage(problem)
+    }
     let storage = configuration.storage
     let maintenance = HistoryMaintenance(
       rawRetentionSeconds: storage.rawRetentionHours * 3600,

@@ -24,9 +24,7 @@ struct ListQuery: Equatable {
     var path: String { self == .peers ? "/api/v1/peers" : "/api/v1/streams" }
   }
 
-  struct Failure: Error, CustomStringConvertible, Equatable {
-    var description: String
-  }
+  typealias Failure = QueryParameters.Failure
 
   /// Rows on a page, 0 for the counts alone.
   var limit = defaultLimit
@@ -39,25 +37,20 @@ struct ListQuery: Equatable {
   init() {}
 
   init(_ query: Parameters, for list: List) throws(Failure) {
-    for (name, _) in query where !list.parameters.contains(String(name)) {
-      throw Failure(
-        description:
-          "\(name): not a parameter of \(list.path); it takes "
-          + list.parameters.joined(separator: ", "))
-    }
-    if let text = try Self.single("limit", query) {
+    try QueryParameters.refuseUnknown(query, path: list.path, takes: list.parameters)
+    if let text = try QueryParameters.single("limit", query) {
       guard let value = Int(text), (0...Self.maxLimit).contains(value) else {
         throw Failure(description: "limit \(text): a whole number from 0 to \(Self.maxLimit)")
       }
       limit = value
     }
-    if let text = try Self.single("offset", query) {
+    if let text = try QueryParameters.single("offset", query) {
       guard let value = Int(text), value >= 0 else {
         throw Failure(description: "offset \(text): a whole number from 0")
       }
       offset = value
     }
-    let sortText = try Self.single("sort", query)
+    let sortText = try QueryParameters.single("sort", query)
     if let sortText {
       guard let value = PeerSort(rawValue: sortText) else {
         throw Failure(
@@ -67,7 +60,7 @@ struct ListQuery: Equatable {
       }
       sort = value
     }
-    if let text = try Self.single("cursor", query) {
+    if let text = try QueryParameters.single("cursor", query) {
       cursor = PageCursor(text: text)
       switch (cursor, list) {
       case (.peers(let cursorSort, _), .peers):
@@ -87,7 +80,7 @@ struct ListQuery: Equatable {
             + "answer, or leave it out to start at the first page")
       }
     }
-    if let text = try Self.single("min_level", query) {
+    if let text = try QueryParameters.single("min_level", query) {
       guard let level = Self.level(text) else {
         throw Failure(
           description:
@@ -107,23 +100,14 @@ struct ListQuery: Equatable {
         filter.states.insert(state)
       }
     }
-    filter.prefix = try Self.single("peer", query) ?? ""
-    filter.contains = try Self.single("peer_contains", query) ?? ""
+    filter.prefix = try QueryParameters.single("peer", query) ?? ""
+    filter.contains = try QueryParameters.single("peer_contains", query) ?? ""
   }
 
   /// A level by its number or its name (`poor`, `very_bad`; any case).
   static func level(_ text: String) -> QualityLevel? {
     if let number = Int(text) { return QualityLevel(rawValue: number) }
     return QualityLevel.allCases.first { $0.name == text.lowercased() }
-  }
-
-  /// A parameter that takes one value: given twice, it is refused rather than guessed at.
-  private static func single(_ name: String, _ query: Parameters) throws(Failure) -> String? {
-    let values = query.getAll(name)
-    guard values.count <= 1 else {
-      throw Failure(description: "\(name) given \(values.count) times: give it once")
-    }
-    return values.first
   }
 }
 

@@ -118,12 +118,15 @@ final class WebTLS: Sendable {
       switch pem {
       case .inline(let text): return (Array(text.utf8), inlineKey)
       case .file(let path):
-        guard let data = FileManager.default.contents(atPath: path) else {
-          let reason = access(path, F_OK) == 0 ? "permission denied" : "no such file"
+        // Bounded like every file taken as configuration: a FIFO or a device named here
+        // cannot hang the start or a reload.
+        do {
+          return (try BoundedFileReader.read(path: path), fileKey)
+        } catch {
+          let reason = access(path, F_OK) == 0 ? error.description : "no such file"
           issue(fileKey, "cannot read \(path): \(reason)")
           return nil
         }
-        return (Array(data), fileKey)
       }
     }
     func certificates(_ pem: TLSServerSettings.PEM, _ fileKey: String, _ inlineKey: String)

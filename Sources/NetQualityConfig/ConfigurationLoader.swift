@@ -15,31 +15,17 @@ public enum ConfigurationLoader {
     try load(yaml: text(path: path), file: path)
   }
 
-  /// The text of the file at `path`: one that cannot be read, or is not UTF-8 (the line of the
-  /// first bad byte is given), is an issue. Shared by the agent's file and the web
+  /// The text of the file at `path`: one that cannot be read, is not a regular file, is
+  /// larger than `BoundedFileReader.maximumConfigurationBytes` or is not UTF-8 (the line of
+  /// the first bad byte is given) is an issue. Shared by the agent's file and the web
   /// configuration file.
   static func text(path: String) throws(ConfigurationError) -> String {
-    guard let handle = fopen(path, "r") else {
-      let reason = String(cString: strerror(errno))
+    let bytes: [UInt8]
+    do {
+      bytes = try BoundedFileReader.read(path: path)
+    } catch {
       throw ConfigurationError(
-        file: path, issues: [.init(line: nil, key: "", message: "cannot read: \(reason)")])
-    }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    var readError: Int32 = 0
-    while true {
-      let count = fread(&buffer, 1, buffer.count, handle)
-      if count > 0 { bytes += buffer[0..<count] }
-      if count < buffer.count {
-        if ferror(handle) != 0 { readError = errno }
-        break
-      }
-    }
-    fclose(handle)
-    if readError != 0 {
-      let reason = String(cString: strerror(readError))
-      throw ConfigurationError(
-        file: path, issues: [.init(line: nil, key: "", message: "cannot read: \(reason)")])
+        file: path, issues: [.init(line: nil, key: "", message: "cannot read: \(error)")])
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {
       // The first line that is not valid UTF-8 on its own.
@@ -358,7 +344,15 @@ struct Walker {
   }
 
   mutating func peerGroups(_ node: Node) -> [AgentConfiguration.PeerGroup] {
-    list(node, "peers").enumerated().compactMap { index, item in
+    let items = list(node, "peers")
+    guard items.count <= AgentConfiguration.maximumPeerGroups else {
+      issue(
+        node, "peers",
+        "\(items.count) peer groups; at most \(AgentConfiguration.maximumPeerGroups) (a group "
+          + "can hold many networks)")
+      return []
+    }
+    return items.enumerated().compactMap { index, item in
       let path = "peers[\(index)]"
       let fields = entries(item, path, known: ["name", "addresses"])
       guard let nameNode = fields["name"], let name = string(nameNode, "\(path).name") else {

@@ -9,7 +9,8 @@ public struct ReflectorConfiguration: Sendable {
   public var keys: [STAMPKey] = []
   /// Source networks allowed to use the reflector; empty allows every source.
   public var allowedNetworks: [NetworkPrefix] = []
-  /// Per source address (any port): 200 packets/s with bursts of 400. A probe session sends
+  /// Per source address (any port), in hashed slots that never forget (`SourceRateLimiter`):
+  /// 200 packets/s with bursts of 400. A probe session sends
   /// tens of packets a second, so a host can run several sessions (one per DSCP class, say)
   /// with room to spare, while a spoofed source can point at most 200 replies/s at a victim,
   /// none larger than what the spoofer sent itself. The burst is 2 s of the rate: a sender's
@@ -24,9 +25,9 @@ public struct ReflectorConfiguration: Sendable {
   /// Sessions remembered (stateful mode, RFC 8762 section 4.3): keyed by source address and
   /// port, the least recently used forgotten first beyond this.
   public var maximumSessions = 4_096
-  /// A session (and a source's rate bucket) unused this long is forgotten, and the sender's
-  /// next packet starts a new one at reflector sequence number 0. Far longer than any sane
-  /// probe interval.
+  /// A session unused this long is forgotten, and the sender's next packet starts a new one
+  /// at reflector sequence number 0. Far longer than any sane probe interval. (A source's rate
+  /// limit is never forgotten: `SourceRateLimiter`.)
   public var sessionIdleSeconds = 300.0
   /// Larger requests are refused: 9,000 bytes, a jumbo frame's payload, covers a sender
   /// padding to test any common MTU.

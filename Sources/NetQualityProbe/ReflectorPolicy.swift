@@ -15,7 +15,10 @@ public enum ReflectorDecision: Sendable {
 /// Stateful mode (section 4.3): each session, keyed by the sender's address and port, has the
 /// reflector's own sequence number counting from 0, so a sender can tell loss on the way out
 /// (its own numbers skip) from loss on the way back (the reflector's numbers skip). Sessions
-/// live in a bounded table (least recently used forgotten first, idle ones expired).
+/// live in a bounded table (least recently used forgotten first, idle ones expired): a
+/// forgotten session only starts its numbers again. Rate limits are never forgotten
+/// (`SourceRateLimiter`): a limited source cannot come back with a full bucket because the
+/// table was busy.
 ///
 /// A request is refused, in this order of checks, when it is too short or too long, comes from
 /// an unanswerable or reflector port, comes from outside the allowed networks, exceeds its
@@ -26,19 +29,25 @@ public struct ReflectorPolicy {
   public let configuration: ReflectorConfiguration
   public private(set) var counters = ReflectorCounters()
   private var sessions: LRUTable<Endpoint, UInt32>
-  private var sourceBuckets: LRUTable<IPAddress, TokenBucket>
+  private var sourceLimits: SourceRateLimiter
   private var totalBucket: TokenBucket
 
   /// The TTL stated when the socket could not read the request's (RFC 8762 section 4.3.1 has
   /// no "unknown" value; 255 is the most a sender can have set).
   public static let unknownTTL: UInt8 = 255
 
-  public init(configuration: ReflectorConfiguration, now: CaptureTime) {
+  /// `sourceSlotKey` fixes the hash of source addresses to rate-limit slots (tests); random
+  /// otherwise.
+  public init(
+    configuration: ReflectorConfiguration, now: CaptureTime,
+    sourceSlotKey: (UInt64, UInt64)? = nil
+  ) {
     self.configuration = configuration
     sessions = LRUTable(
       capacity: configuration.maximumSessions, idleSeconds: configuration.sessionIdleSeconds)
-    sourceBuckets = LRUTable(
-      capacity: configuration.maximumSessions, idleSeconds: configuration.sessionIdleSeconds)
+    sourceLimits = SourceRateLimiter(
+      ratePerSecond: configuration.ratePerSourcePacketsPerSecond,
+      burst: configuration.burstPerSourcePackets, key: sourceSlotKey)
     totalBucket = TokenBucket(
       ratePerSecond: configuration.rateTotalPacketsPerSecond,
       burst: configuration.burstTotalPackets, now: now)
@@ -143,12 +152,7 @@ public struct ReflectorPolicy {
   /// One token from the source's bucket and one from the total; the total is not charged for
   /// a source already over its own rate.
   private mutating func takeTokens(for address: IPAddress, now: CaptureTime) -> Bool {
-    let rate = configuration.ratePerSourcePacketsPerSecond
-    let burst = configuration.burstPerSourcePackets
-    let (slot, _) = sourceBuckets.slot(for: address, now: now) {
-      TokenBucket(ratePerSecond: rate, burst: burst, now: now)
-    }
-    guard sourceBuckets[slot].take(at: now) else { return false }
+    guard sourceLimits.take(address, now: now) else { return false }
     return totalBucket.take(at: now)
   }
 }

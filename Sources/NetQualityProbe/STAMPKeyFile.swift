@@ -1,8 +1,10 @@
-import Glibc
-
 /// Why a key file was refused: one line naming the file and the line, never a key's bytes.
 public struct STAMPKeyFileError: Error, Hashable, Sendable, CustomStringConvertible {
   public var description: String
+
+  public init(description: String) {
+    self.description = description
+  }
 }
 
 /// The keys of authenticated STAMP (RFC 8762 section 4.4 leaves key management to the
@@ -19,35 +21,19 @@ public struct STAMPKeyFileError: Error, Hashable, Sendable, CustomStringConverti
 /// and at most `maximumKeys` keys. The name is what logs and errors say;
 /// the key itself is never printed.
 public enum STAMPKeyFile {
-  /// The largest key file read.
+  /// The largest key file read: a key file is a few lines, anything this large is the wrong
+  /// file. The agent and the command line read the file with `NetQualityConfig`'s
+  /// `BoundedFileReader`, like every file taken as configuration (`STAMPKeyFile.load(path:)`
+  /// in `NetQualityAgent`); this module only parses.
   public static let maximumFileBytes = 65_536
   /// The most keys a file may hold: a reflector tries each one on a packet whose HMAC matches
   /// none, so the count bounds the work a bad packet costs.
   public static let maximumKeys = 16
 
-  /// The keys in the file at `path`.
-  public static func load(path: String) throws(STAMPKeyFileError) -> [STAMPKey] {
-    func failure(_ reason: String) -> STAMPKeyFileError {
-      STAMPKeyFileError(description: "cannot read key file \(path): \(reason)")
-    }
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw failure(String(cString: strerror(errno))) }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4_096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else { throw failure(String(cString: strerror(errno))) }
-      if count == 0 { break }
-      bytes.append(contentsOf: chunk[0..<count])
-      // A key file is a few lines; anything this large is the wrong file.
-      guard bytes.count <= maximumFileBytes else {
-        throw failure("larger than \(maximumFileBytes) bytes")
-      }
-    }
+  /// The keys in the bytes of the file `path` (for messages), which must be UTF-8 text.
+  public static func parse(bytes: [UInt8], path: String) throws(STAMPKeyFileError) -> [STAMPKey] {
     guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw failure("not UTF-8 text")
+      throw STAMPKeyFileError(description: "cannot read key file \(path): not UTF-8 text")
     }
     return try parse(text, path: path)
   }

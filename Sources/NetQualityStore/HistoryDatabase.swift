@@ -31,6 +31,29 @@ public enum HistoryDatabase {
     return queue
   }
 
+  /// Why the agent refuses to write the history at `path`, or nil: the database file, or its
+  /// WAL, shared-memory index or rollback journal, is a symbolic link. The agent runs as root,
+  /// and SQLite follows a link in a database name (only `SQLITE_OPEN_NOFOLLOW` refuses one,
+  /// https://www.sqlite.org/c3ref/c_open_autoproxy.html, and GRDB passes no open flags), so a
+  /// link there would have it create and write a file wherever the link points. Links among
+  /// the directories above are followed: `/var/lib/netquality` on another disk is common.
+  /// Looked at before each open (the directory is the agent's own; whoever can swap a link in
+  /// between the look and the open can write there anyway).
+  public static func symbolicLinkProblem(path: String) -> String? {
+    for suffix in ["", HistoryFiles.walSuffix, HistoryFiles.indexSuffix, "-journal"] {
+      let name = path + suffix
+      var info = stat()
+      guard lstat(name, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { continue }
+      let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: name)) ?? "?"
+      return suffix.isEmpty
+        ? "\(name) is a symbolic link (to \(target)): the history is never written through a "
+          + "link; give the file's own path in storage_path"
+        : "\(name) is a symbolic link (to \(target)): the history is never written through a "
+          + "link; remove it"
+    }
+    return nil
+  }
+
   /// Opens `path` read-only; fails with a one-line reason when it is missing or not a history.
   public static func openForReading(path: String) throws(HistoryError) -> DatabaseQueue {
     guard FileManager.default.fileExists(atPath: path) else {

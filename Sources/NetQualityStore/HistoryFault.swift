@@ -39,6 +39,8 @@ public struct HistoryFault: Sendable, Equatable {
       default:
         self.init(kind: .other, message: detail)
       }
+    } else if let changed = error as? HistoryFilesChanged {
+      self.init(kind: .io, message: changed.description)
     } else if let cocoa = error as? CocoaError {
       let kind: Kind = cocoa.code == .fileWriteOutOfSpace ? .diskFull : .readOnly
       self.init(kind: kind, message: cocoa.localizedDescription)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NetQualityCore
 import Synchronization
 
 /// The agent's history writer: ticks are handed over through a bounded queue and written by a
@@ -7,7 +8,8 @@ import Synchronization
 /// or scoring. A tick that cannot be written stays at the head of the queue and is retried
 /// with backoff; when the queue is full the oldest tick is dropped and counted, and the next
 /// tick written records the gap. A corrupt file is moved aside (never overwritten) and a new
-/// one started.
+/// one started. Files deleted or replaced under the writer are noticed before the next write
+/// (`HistoryFiles`) and the path opened again, the queued ticks written there.
 public final class HistoryRecorder: Sendable {
   public struct Settings: Sendable {
     public var path: String
@@ -73,6 +75,12 @@ public final class HistoryRecorder: Sendable {
     var stopping = false
     var stopped = false
     var counters = Counters()
+    /// The newest tick handed over.
+    var newestRecorded: CaptureTime?
+    /// A fault the writer repaired at once (the files deleted under it, opened again) stays
+    /// reported until a tick handed over after this one is written: the next tick then shows
+    /// it (`storage_failing`, `storage_healthy 0`) instead of a few milliseconds no one sees.
+    var faultHeldThrough: CaptureTime?
   }
 
   public init(settings: Settings, log: @escaping Log) {
@@ -105,6 +113,7 @@ public final class HistoryRecorder: Sendable {
       }
       shared.queue.append(tick)
       shared.queuedRows += rows
+      shared.newestRecorded = tick.snapshot.time
       shared.counters.queueLength = shared.queue.count
     }
     wake.lock()
@@ -127,8 +136,23 @@ public final class HistoryRecorder: Sendable {
 
   // MARK: - The writer thread
 
+  /// The history the writer thread has open: its writer and the files it opened.
+  private struct OpenHistory {
+    var writer: HistoryWriter
+    var files: HistoryFiles
+  }
+
   private func writerLoop() {
-    var writer: HistoryWriter?
+    var history: OpenHistory?
+    // One run for the agent's life, resumed when the file is opened again after its files
+    // were deleted under the writer.
+    let startedAt = Date().timeIntervalSince1970
+    var runID: Int64?
+    // What happened to the files, recorded in `storage_events` with the next tick written.
+    var incident: String?
+    // The files were let go after they changed under the writer: until a new open succeeds,
+    // this process may still hold deleted ones (`HistoryFiles.deletedButOpen`).
+    var lettingGo = false
     var retryAt = Date.distantPast
     var backoffSeconds = 1.0
     var maintenanceDue = false
@@ -136,11 +160,22 @@ public final class HistoryRecorder: Sendable {
       let (tick, dropped, stopping) = nextTick(retryAt: retryAt, maintenanceDue: maintenanceDue)
       if stopping && tick == nil { break }
       do {
-        if writer == nil { writer = try open() }
-        guard let writer else { continue }
+        if history == nil {
+          history = try open(resuming: runID, startedAt: startedAt, checkingHeld: lettingGo)
+          runID = history?.writer.runID
+          lettingGo = false
+          // The queue went on while the file was opened: write its head as it is now, not a
+          // tick it has dropped meanwhile.
+          continue
+        }
+        guard let history else { continue }
+        // Nothing goes into files that are no longer the ones at the path.
+        if let changed = history.files.changes() { throw changed }
+        let writer = history.writer
         if let tick {
           let started = DispatchTime.now().uptimeNanoseconds
-          try writer.write(tick, droppedBefore: dropped)
+          try writer.write(tick, droppedBefore: dropped, incident: incident)
+          incident = nil
           let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) * 1e-9
           wrote(tick, seconds: seconds, dropped: dropped, rows: writer.rowsWritten)
           maintenanceDue = true
@@ -157,13 +192,28 @@ public final class HistoryRecorder: Sendable {
         }
         retryAt = .distantPast
         backoffSeconds = 1
-        cleared()
+        cleared(afterWriting: tick?.snapshot.time)
+      } catch let changed as HistoryFilesChanged {
+        // The tick stays queued. The path is opened again at once after letting go of an
+        // open history; after a failure of that open (a reader of this process still holds
+        // the deleted files, or they vanished again), with the backoff.
+        let wasOpen = history != nil
+        let note = changed.description + "; " + letGo(history, changed)
+        history = nil
+        lettingGo = true
+        failed(HistoryFault(kind: .io, message: note), heldUntilNextTick: true)
+        if wasOpen { incident = note }
+        let atOnce = wasOpen && backoffSeconds == 1
+        retryAt = atOnce ? .distantPast : Date().addingTimeInterval(backoffSeconds)
+        backoffSeconds = min(backoffSeconds * 2, 30)
+        if stopping && !atOnce { break }
       } catch {
         let fault = HistoryFault(error)
         failed(fault)
-        if fault.kind == .corrupt || writer == nil {
+        if fault.kind == .corrupt || history == nil {
           if fault.kind == .corrupt { moveAside() }
-          writer = nil
+          if let history { try? history.writer.database.close() }
+          history = nil
         }
         // A corrupt file was moved aside: start the new one at once.
         retryAt = Date().addingTimeInterval(fault.kind == .corrupt ? 0 : backoffSeconds)
@@ -171,9 +221,9 @@ public final class HistoryRecorder: Sendable {
         if stopping { break }
       }
     }
-    if let writer {
+    if let history {
       // The minute in progress is aggregated too, so `report` has it after a restart.
-      _ = try? settings.maintenance.run(writer.database, final: true)
+      _ = try? settings.maintenance.run(history.writer.database, final: true)
     }
     shared.withLock { $0.stopped = true }
     wake.lock()
@@ -201,11 +251,57 @@ public final class HistoryRecorder: Sendable {
     }
   }
 
-  private func open() throws -> HistoryWriter {
-    let database = try HistoryDatabase.openForWriting(path: settings.path)
-    return try HistoryWriter(
-      database: database, kind: "agent", name: settings.runName, version: settings.version,
-      startedAt: Date().timeIntervalSince1970, writesStreams: settings.writesStreams)
+  /// Opens the history at the path: never through a symbolic link, never (with
+  /// `checkingHeld`, after letting go of changed files) while this process still holds a
+  /// deleted copy of them (`HistoryFiles.deletedButOpen`), and the files it opened recorded
+  /// for the checks before each write.
+  private func open(resuming runID: Int64?, startedAt: Double, checkingHeld: Bool) throws
+    -> OpenHistory
+  {
+    let path = settings.path
+    let held = checkingHeld ? HistoryFiles.deletedButOpen(path: path) : []
+    guard held.isEmpty else {
+      throw HistoryFilesChanged(
+        path: path, changes: held.map { ($0, .stillOpen) }, databaseKept: !held.contains(""))
+    }
+    if let problem = HistoryDatabase.symbolicLinkProblem(path: path) {
+      throw HistoryError(problem)
+    }
+    let database = try HistoryDatabase.openForWriting(path: path)
+    do {
+      let writer = try HistoryWriter(
+        database: database, kind: "agent", name: settings.runName, version: settings.version,
+        startedAt: startedAt, writesStreams: settings.writesStreams, resuming: runID)
+      return OpenHistory(writer: writer, files: try HistoryFiles(path: path))
+    } catch {
+      try? database.close()
+      throw error
+    }
+  }
+
+  /// Closes a history whose files were deleted or replaced under it, first saving what only
+  /// its connection can reach; says what became of the ticks written before. When the WAL
+  /// went, the ticks since the last checkpoint are only in the connection's unlinked copy:
+  /// they are checkpointed into the database file, provided it is still the one at the path
+  /// and no other WAL with frames stands there now (the agent is the file's only writer; a WAL
+  /// a reader made is empty). When only the index went, the WAL at the path still holds them.
+  private func letGo(_ history: OpenHistory?, _ changed: HistoryFilesChanged) -> String {
+    guard let history else { return "the file is opened again once this process lets go" }
+    defer { try? history.writer.database.close() }
+    guard changed.databaseKept else {
+      return "a new file is started at the path (the ticks written before stay with the old "
+        + "one, if it still exists elsewhere)"
+    }
+    let walChanged = changed.changes.contains { $0.suffix == HistoryFiles.walSuffix }
+    guard walChanged else { return "the file is opened again, the ticks written before kept" }
+    guard history.files.walAtPathIsEmpty(),
+      let (frames, checkpointed) = try? history.writer.database.writeWithoutTransaction({
+        try $0.checkpoint(.full)
+      }), checkpointed >= frames
+    else {
+      return "the file is opened again; the ticks written since its last checkpoint are lost"
+    }
+    return "the file is opened again, the ticks written before saved into it"
   }
 
   private func wrote(_ tick: HistoryTick, seconds: Double, dropped: Int64, rows: [String: Int64]) {
@@ -226,13 +322,17 @@ public final class HistoryRecorder: Sendable {
     }
   }
 
-  private func failed(_ fault: HistoryFault) {
+  private func failed(_ fault: HistoryFault, heldUntilNextTick: Bool = false) {
     let (isNew, since) = shared.withLock { shared -> (Bool, Double?) in
       shared.counters.errors[fault.kind, default: 0] += 1
       let isNew = shared.counters.fault?.kind != fault.kind
       if isNew {
         shared.counters.fault = fault
         shared.counters.faultSince = shared.counters.faultSince ?? Date().timeIntervalSince1970
+      }
+      if heldUntilNextTick {
+        shared.faultHeldThrough =
+          shared.newestRecorded ?? CaptureTime(nanosecondsSinceEpoch: .min)
       }
       return (isNew, shared.counters.faultSince)
     }
@@ -244,10 +344,16 @@ public final class HistoryRecorder: Sendable {
     }
   }
 
-  private func cleared() {
+  /// Writing worked (a tick at `written`, or maintenance): the fault, if any, ends, unless it
+  /// is held for a tick not yet written.
+  private func cleared(afterWriting written: CaptureTime?) {
     let ended = shared.withLock { shared -> (HistoryFault, Double, Int64)? in
       guard let fault = shared.counters.fault, let since = shared.counters.faultSince else {
         return nil
+      }
+      if let held = shared.faultHeldThrough {
+        guard let written, written > held else { return nil }
+        shared.faultHeldThrough = nil
       }
       shared.counters.fault = nil
       shared.counters.faultSince = nil

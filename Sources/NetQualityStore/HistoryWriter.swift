@@ -19,14 +19,23 @@ public final class HistoryWriter {
   public private(set) var rowsWritten: [String: Int64] = [:]
 
   /// Starts a run (the agent's start, or one capture) in `database`. Alerts a previous run
-  /// left firing end at that run's last tick: the engine that held them is gone.
+  /// left firing end at that run's last tick: the engine that held them is gone. With
+  /// `resuming`, the run of that id goes on when the file has it (the same agent opened the
+  /// same file again, after its WAL was deleted under it), else a new run starts.
   public init(
     database: DatabaseQueue, kind: String, name: String, version: String, startedAt: Double,
-    writesStreams: Bool = false
+    writesStreams: Bool = false, resuming resumedRunID: Int64? = nil
   ) throws {
     self.database = database
     self.writesStreams = writesStreams
     runID = try database.write { db in
+      if let resumedRunID,
+        try Int64.fetchOne(
+          db, sql: "SELECT id FROM runs WHERE id = ? AND kind = ? AND name = ? AND started_at = ?",
+          arguments: [resumedRunID, kind, name, startedAt]) != nil
+      {
+        return resumedRunID
+      }
       try db.execute(
         sql: """
           UPDATE alerts SET end_reason = 'agent_stopped',
@@ -42,7 +51,11 @@ public final class HistoryWriter {
   }
 
   /// Writes one tick, its events and alert changes, in one transaction: all of it or none.
-  public func write(_ tick: HistoryTick, droppedBefore dropped: Int64 = 0) throws {
+  /// `dropped` ticks the queue let go before it and an `incident` of the storage itself (the
+  /// files deleted under the writer) go into `storage_events` with it.
+  public func write(_ tick: HistoryTick, droppedBefore dropped: Int64 = 0, incident: String? = nil)
+    throws
+  {
     var newPeers: [String: Int64] = [:]
     var newStreams: [StreamKey: Int64] = [:]
     var counts: [String: Int64] = [:]
@@ -55,6 +68,11 @@ public final class HistoryWriter {
             time, "dropped", dropped,
             "\(dropped) ticks dropped before this one: the writer fell behind or failed",
           ])
+      }
+      if let incident {
+        try db.execute(
+          sql: "INSERT INTO storage_events (time, kind, message) VALUES (?, 'error', ?)",
+          arguments: [time, incident])
       }
       try insertTick(tick, time: time, db: db)
       counts["ticks"] = 1

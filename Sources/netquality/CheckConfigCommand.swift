@@ -5,6 +5,7 @@ import NetQualityCapture
 import NetQualityConfig
 import NetQualityExport
 import NetQualityProbe
+import NetQualityStore
 
 struct CheckConfigCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -154,6 +155,12 @@ enum HostChecks {
     // The agent makes the history's directory (/var/lib/netquality by default) when it can.
     if let path = configuration.historyPath, let problem = creatableDirectoryProblem(for: path) {
       finding("storage_path", problem, error: false)
+    }
+    // A link at the history's path stops the agent's start: an error here too.
+    if let path = configuration.historyPath,
+      let problem = HistoryDatabase.symbolicLinkProblem(path: path)
+    {
+      finding("storage_path", problem, error: true)
     }
     // Key files are read at start: one that cannot be read here would stop the agent here.
     var keyFiles = configuration.probes.enumerated().map {

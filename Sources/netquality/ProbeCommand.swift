@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NetQualityAgent
 import NetQualityCore
 import NetQualityExport
 import NetQualityProbe

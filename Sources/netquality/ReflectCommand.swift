@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import NetQualityAgent
 import NetQualityCore
 import NetQualityProbe
 import Synchronization

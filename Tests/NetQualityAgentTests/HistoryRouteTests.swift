@@ -98,6 +98,36 @@ final class HistoryRouteTests: XCTestCase {
     }
   }
 
+  /// Like `/api/v1/peers` and `/api/v1/streams`: a parameter the route does not take, or one
+  /// given twice, is a one-line 400 saying what it takes, not an answer that ignored it.
+  func testHistoryRefusesUnknownAndRepeatedParameters() async throws {
+    let (state, _) = try recordedState()
+    let refusals = [
+      "/api/v1/history?peers=198.51.100.2&from=0":
+        "peers: not a parameter of /api/v1/history; it takes peer, since, from, to, limit",
+      "/api/v1/history?peer=a&peer=b": "peer given 2 times: give it once",
+      "/api/v1/history?since=1h&since=2h": "since given 2 times: give it once",
+      "/api/v1/history?from=0&limit=5&limit=6": "limit given 2 times: give it once",
+    ]
+    try await test(state) { client in
+      for (uri, message) in refusals {
+        try await client.execute(uri: uri, method: .get) { response in
+          XCTAssertEqual(response.status, .badRequest, uri)
+          XCTAssertEqual(response.headers[.contentType], "application/json")
+          let body = String(buffer: response.body)
+          XCTAssertEqual(body.filter { $0 == "\n" }.count, 1, body)
+          XCTAssertEqual(try HTTPRoutesTests.json(response.body)["error"] as? String, message, uri)
+        }
+      }
+      // The same checks as the lists', word for word.
+      try await client.execute(uri: "/api/v1/peers?peer=a&peer=b", method: .get) { response in
+        XCTAssertEqual(
+          try HTTPRoutesTests.json(response.body)["error"] as? String,
+          "peer given 2 times: give it once")
+      }
+    }
+  }
+
   func testHistoryIsUnavailableWhenStorageIsOff() async throws {
     try await test(HTTPRoutesTests.tickedState()) { client in
       try await client.execute(uri: "/api/v1/history", method: .get) { response in

@@ -146,6 +146,21 @@ final class ConfigurationLoaderTests: XCTestCase {
     }
   }
 
+  func testPeerGroupsAreBounded() throws {
+    // The bound is checked before the groups are read, so bare items stand in for them.
+    let over = AgentConfiguration.maximumPeerGroups + 1
+    let yaml =
+      "tick_interval: 2\npeers: [" + Array(repeating: "0", count: over).joined(separator: ",")
+      + "]\n"
+    XCTAssertEqual(
+      issues(yaml).map(\.description),
+      ["line 2: peers: 100001 peer groups; at most 100000 (a group can hold many networks)"])
+    let groups = (0..<3).map { "  - {name: g\($0), addresses: [10.0.\($0).0/24]}" }
+    XCTAssertEqual(
+      try load("peers:\n" + groups.joined(separator: "\n") + "\n").peerGroups.map(\.name),
+      ["g0", "g1", "g2"])
+  }
+
   func testDashboardSectionDefaultsAndValues() throws {
     let defaults = try load("dashboard_file: /tmp/d\n").dashboard
     XCTAssertEqual(defaults.maxPeers, 50)

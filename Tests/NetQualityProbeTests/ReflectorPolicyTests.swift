@@ -216,7 +216,10 @@ final class ReflectorPolicyTests: XCTestCase {
     var configuration = ReflectorConfiguration()
     configuration.ratePerSourcePacketsPerSecond = 10
     configuration.burstPerSourcePackets = 5
-    var policy = ReflectorPolicy(configuration: configuration, now: start)
+    // A fixed key: alice and bob in slots of their own (checked below), whatever the run.
+    var policy = ReflectorPolicy(configuration: configuration, now: start, sourceSlotKey: (1, 2))
+    let slots = SourceRateLimiter(ratePerSecond: 1, burst: 1, key: (1, 2))
+    XCTAssertNotEqual(slots.slot(of: alice.address), slots.slot(of: bob.address))
     let burst = (0..<7).map { handle(&policy, request(UInt32($0)), from: alice).refusal }
     XCTAssertEqual(burst, [nil, nil, nil, nil, nil, .rateLimited, .rateLimited])
     // Another port of the same address shares the bucket; another address has its own.
@@ -248,6 +251,81 @@ final class ReflectorPolicyTests: XCTestCase {
       ).refusal
     }
     XCTAssertEqual(outcomes, [nil, nil, nil, .rateLimited, .rateLimited])
+  }
+
+  /// Runs `count` requests from `source` through `policy` at `time`; returns how many were
+  /// answered. One request and one reply buffer for all (a million calls stay quick).
+  func replies(
+    _ policy: inout ReflectorPolicy, from source: Endpoint, count: Int, at time: CaptureTime
+  ) -> Int {
+    let bytes = request(1)
+    var reply = [UInt8](repeating: 0, count: 256)
+    var answered = 0
+    for _ in 0..<count {
+      let decision = bytes.withUnsafeBytes { request in
+        reply.withUnsafeMutableBytes { buffer in
+          policy.handle(request, from: source, receivedAt: time, ttl: 64, now: time, reply: buffer)
+        }
+      }
+      if case .reply = decision { answered += 1 }
+    }
+    return answered
+  }
+
+  /// The eviction attack: a spoofer cycles 4,200 other source addresses (more than the 4,096
+  /// the per-source buckets' table used to hold) between bursts "from" its victim, so that the
+  /// victim's emptied bucket was forgotten and came back full every cycle (809 replies/s
+  /// measured against the documented 200/s). The victim's replies must stay within its limit,
+  /// burst + rate × the span, while every cycling source is still answered.
+  func testCyclingSpoofedSourcesCannotRefillTheVictimsBucket() {
+    let configuration = ReflectorConfiguration()
+    var policy = ReflectorPolicy(configuration: configuration, now: start, sourceSlotKey: (3, 4))
+    let victim = Endpoint(address: IPAddress(ipv4: 192, 0, 2, 1), port: 40_000)
+    let spoofed = (0..<4_200).map {
+      Endpoint(address: IPAddress(ipv4: 0xC612_0000 + UInt32($0)), port: 40_000)
+    }
+    let cycles = 20
+    var victimReplies = 0
+    var spoofedReplies = 0
+    for cycle in 0..<cycles {
+      let second = start.advanced(bySeconds: Double(cycle))
+      victimReplies += replies(&policy, from: victim, count: 1_000, at: second)
+      for (index, source) in spoofed.enumerated() {
+        let time = second.advanced(byNanoseconds: 100_000 * Int64(index + 1))
+        spoofedReplies += replies(&policy, from: source, count: 1, at: time)
+      }
+    }
+    // The victim's bursts span cycles − 1 seconds: its bucket allows burst + rate × span.
+    let span = Double(cycles - 1)
+    let allowed = Int(
+      configuration.burstPerSourcePackets + configuration.ratePerSourcePacketsPerSecond * span)
+    XCTAssertEqual(allowed, 4_200)
+    XCTAssertLessThanOrEqual(victimReplies, allowed, "the victim's limit held")
+    XCTAssertGreaterThanOrEqual(
+      victimReplies, Int(configuration.ratePerSourcePacketsPerSecond * span),
+      "the victim is still answered at its rate")
+    XCTAssertEqual(spoofedReplies, cycles * spoofed.count, "each cycling source is well-behaved")
+  }
+
+  /// More distinct well-behaved senders than the old table held: every one is answered (a
+  /// limiter that refused new sources once full would turn them away).
+  func testFiveThousandWellBehavedSourcesAreAllAnswered() {
+    var policy = ReflectorPolicy(
+      configuration: ReflectorConfiguration(), now: start, sourceSlotKey: (5, 6))
+    let senders = (0..<5_000).map {
+      Endpoint(address: IPAddress(ipv4: 0x0A00_0000 + UInt32($0) * 7), port: 50_000)
+    }
+    var answered = 0
+    // Five probes each, one a second: 5,000 requests/s, under the total limit of 10,000.
+    for second in 0..<5 {
+      for (index, sender) in senders.enumerated() {
+        let time = start.advanced(
+          byNanoseconds: Int64(second) * 1_000_000_000 + Int64(index) * 200_000)
+        answered += replies(&policy, from: sender, count: 1, at: time)
+      }
+    }
+    XCTAssertEqual(answered, 25_000)
+    XCTAssertEqual(policy.counters.refusedRateLimited, 0)
   }
 
   // MARK: Authenticated mode

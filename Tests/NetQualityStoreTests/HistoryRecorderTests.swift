@@ -168,6 +168,105 @@ final class HistoryRecorderTests: HistoryTestCase {
     XCTAssertEqual(try count("ticks", in: database), 2)
   }
 
+  func testDeletedWALIsReportedAndTheTicksLandInTheFileOpenedAgain() throws {
+    let file = path("history.sqlite")
+    let recorder = makeRecorder(file)
+    for tick in 0..<3 { recorder.record(script.tick(tick)) }
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 3 })
+    // What `rm history.db-wal history.db-shm` does under the running agent: SQLite writes on
+    // into its unlinked copies, and without a check nothing ever reaches the file.
+    try FileManager.default.removeItem(atPath: file + "-wal")
+    try FileManager.default.removeItem(atPath: file + "-shm")
+
+    recorder.record(script.tick(3))
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 4 })
+    let reported = recorder.counters
+    XCTAssertEqual(reported.errors[.io], 1)
+    XCTAssertEqual(reported.fault?.kind, .io, "reported until a later tick is written")
+    XCTAssertNotNil(reported.faultSince)
+    XCTAssertEqual(log.all.count, 1, "\(log.all)")
+    XCTAssertEqual(log.all.first?.0, .error)
+    XCTAssertTrue(
+      log.all.first?.1.hasPrefix(
+        "history \(file): history.sqlite-wal and history.sqlite-shm deleted while the agent had "
+          + "them open; the file is opened again, the ticks written before saved into it") ?? false,
+      "\(log.all)")
+
+    recorder.record(script.tick(4))
+    XCTAssertTrue(eventually { recorder.counters.fault == nil })
+    XCTAssertEqual(log.all.count, 2)
+    XCTAssertTrue(log.all.last?.1.contains("writing again after") ?? false, "\(log.all)")
+    for tick in 5..<8 { recorder.record(script.tick(tick)) }
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 8 })
+    stop(recorder)
+
+    // The file alone, as another process reads it: every tick, one run, the incident.
+    let database = try HistoryDatabase.openForReading(path: file)
+    try database.read { db in
+      XCTAssertEqual(
+        try Double.fetchAll(db, sql: "SELECT time FROM ticks ORDER BY time"),
+        (0..<8).map(script.time))
+      XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM runs"), 1)
+      let incident = try XCTUnwrap(
+        Row.fetchOne(db, sql: "SELECT time, kind, message FROM storage_events"))
+      XCTAssertEqual(incident[0] as Double, script.time(3))
+      XCTAssertEqual(incident[1] as String, "error")
+      XCTAssertTrue((incident[2] as String).contains("history.sqlite-wal and history.sqlite-shm"))
+    }
+    XCTAssertEqual(try count("storage_events", in: database), 1)
+  }
+
+  func testAReaderHoldingTheDeletedFilesDelaysTheNewOpenUntilItLetsGo() throws {
+    let file = path("history.sqlite")
+    let recorder = makeRecorder(file)
+    recorder.record(script.tick(0))
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 1 })
+    // A reader of this process (the API's, say) shares the writer's index, deleted or not: a
+    // writer opened beside it would join the unlinked index instead of the file at the path.
+    var reader: DatabaseQueue? = try HistoryDatabase.openForReading(path: file)
+    XCTAssertEqual(try reader.map { try count("ticks", in: $0) }, 1)
+    try FileManager.default.removeItem(atPath: file + "-wal")
+    try FileManager.default.removeItem(atPath: file + "-shm")
+
+    recorder.record(script.tick(1))
+    XCTAssertTrue(eventually { (recorder.counters.errors[.io] ?? 0) >= 2 })
+    XCTAssertEqual(recorder.counters.ticksWritten, 1)
+    XCTAssertEqual(log.all.count, 1, "\(log.all)")
+    reader = nil
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 2 })
+    stop(recorder)
+
+    let database = try HistoryDatabase.openForReading(path: file)
+    XCTAssertEqual(try count("ticks", in: database), 2)
+  }
+
+  func testSymbolicLinkAtThePathIsRefusedAndItsTargetNeverMade() throws {
+    let target = path("elsewhere.sqlite")
+    let link = path("history.sqlite")
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+    let recorder = makeRecorder(link)
+    recorder.record(script.tick(0))
+    XCTAssertTrue(eventually { recorder.counters.fault != nil })
+    XCTAssertEqual(
+      recorder.counters.fault?.message,
+      "\(link) is a symbolic link (to \(target)): the history is never written through a link; "
+        + "give the file's own path in storage_path")
+    XCTAssertEqual(recorder.counters.ticksWritten, 0)
+    stop(recorder)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: target))
+
+    // A link in place of the WAL would have SQLite create the WAL at its target.
+    let file = path("other.sqlite")
+    _ = try makeWriter("other.sqlite")
+    try FileManager.default.createSymbolicLink(
+      atPath: file + "-journal", withDestinationPath: target)
+    XCTAssertEqual(
+      HistoryDatabase.symbolicLinkProblem(path: file),
+      "\(file)-journal is a symbolic link (to \(target)): the history is never written through "
+        + "a link; remove it")
+    XCTAssertNil(HistoryDatabase.symbolicLinkProblem(path: path("history-nowhere.sqlite")))
+  }
+
   func testStopWritesWhatIsQueuedAndRollsUpTheMinuteInProgress() throws {
     let file = path("history.sqlite")
     let recorder = makeRecorder(file)

@@ -6,7 +6,8 @@
 # (packets counted and ticks published through the fault), say the fault in exactly one log
 # line, export it (netquality_storage_healthy 0, netquality_storage_errors_total{kind}) and
 # fire the storage_failing alert, then write again once the fault is cleared. A corrupt file
-# is moved aside byte for byte, never overwritten.
+# is moved aside byte for byte, never overwritten; a deleted WAL is noticed within two ticks
+# and the file opened again, every tick after it landing there.
 #
 #   tests/e2e/history-faults.sh     (root: mounts and captures; skips with a reason otherwise)
 set -euo pipefail
@@ -181,4 +182,48 @@ assert_capturing corrupt
 assert_recovered corrupt "$work/corrupt/history.db"
 stop_agent
 
-echo "PASS history faults: disk full, read-only, locked and corrupt each reported once, capture went on, writing resumed"
+# 5. The WAL and its index deleted while the agent writes: SQLite would write on into its
+# unlinked copies (the file keeping nothing of the run). The fault must come within two ticks
+# (the tick written with the incident is at most two ticks after the deletion), once in the
+# log, and every tick after it must be in the file as another process reads it.
+mkdir -p "$work/wal"
+start_agent wal-deleted "$work/wal/history.db"
+wait_until 30 "wal-deleted: first ticks written" positive netquality_storage_ticks_written_total \
+  || exit 1
+sleep 1
+deleted_at=$(date +%s.%N)
+rm "$work/wal/history.db-wal" "$work/wal/history.db-shm"
+wait_until 10 "wal-deleted: netquality_storage_errors_total{kind=\"io\"}" positive \
+  netquality_storage_errors_total 'kind="io"' || { tail -5 "$work/wal-deleted.log"; exit 1; }
+lines=$(grep -c "history.db-wal and history.db-shm deleted while the agent had them open" \
+  "$work/wal-deleted.log" || true)
+[ "$lines" -eq 1 ] || { echo "FAIL wal-deleted: $lines log lines name it"; cat "$work/wal-deleted.log"; exit 1; }
+echo "     wal-deleted: $(grep "deleted while" "$work/wal-deleted.log" | sed 's/^.*history /history /')"
+written=$(metric netquality_storage_ticks_written_total)
+wait_until 10 "wal-deleted: ticks written after it" greater netquality_storage_ticks_written_total \
+  "$((${written%.*} + 8))" || exit 1
+written=$(metric netquality_storage_ticks_written_total)
+stop_agent
+python3 - "$work/wal/history.db" "$deleted_at" "$written" <<'PY'
+import sqlite3, sys
+path, deleted_at, written, tick = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), 0.25
+db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+runs = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+assert runs == 1, f"wal-deleted: {runs} runs (the run goes on in the file opened again)"
+noticed = db.execute("SELECT time FROM storage_events WHERE kind = 'error'").fetchall()
+assert len(noticed) == 1, f"wal-deleted: {noticed} incidents recorded"
+delay = noticed[0][0] - deleted_at
+assert delay <= 2 * tick, f"wal-deleted: noticed {delay:.3f} s after the deletion, more than two ticks"
+before = db.execute("SELECT count(*) FROM ticks WHERE time < ?", (deleted_at,)).fetchone()[0]
+after = db.execute("SELECT count(*) FROM ticks WHERE time > ?", (deleted_at,)).fetchone()[0]
+assert after >= 8, f"wal-deleted: {after} ticks after the deletion in the file"
+# Every tick the agent wrote (a few more may come while it stops), those written into the
+# deleted WAL before the fault was noticed included.
+assert before + after >= written, f"wal-deleted: {before + after} ticks in the file, {written:.0f} written"
+print(f"     wal-deleted: noticed with the tick {delay:.3f} s after the deletion; in the file "
+      f"{before} ticks before it and {after} after, of {written:.0f} written before the stop; "
+      "one run, integrity ok")
+PY
+
+echo "PASS history faults: disk full, read-only, locked, corrupt and a deleted WAL each reported once, capture went on, writing resumed"
