@@ -110,16 +110,29 @@ enum HTTPServer {
     var maxStreamSeries = 1000
     var maxPeerSeries = 200
     var pinnedPeers: Set<String> = []
+    /// Every alert rule in effect (name, severity), for `netquality_alerts_fired_total`.
+    var alertRules: [(name: String, severity: String)] = []
   }
 
   /// The tick's part of the exposition (see `PrometheusExposition.renderTickSection`), rendered
   /// once per tick by `PublishedStateSink` rather than at every scrape.
+  ///
+  /// `levelCounters` gives the time at each level of the peers with series of their own (the
+  /// scorer's `levelCounters(of:)`, asked for those peers only).
   static func tickMetrics(
-    _ snapshot: Snapshot?, alerts: [Alert], settings: MetricsSettings, worstOrder: [Int]? = nil
+    _ snapshot: Snapshot?, alerts: [Alert], settings: MetricsSettings, worstOrder: [Int]? = nil,
+    levelCounters: ([String]) -> [String: PeerLevelCounters] = { _ in [:] }
   ) -> String {
     var exposition = PrometheusExposition()
     exposition.snapshot = snapshot
     exposition.worstOrder = worstOrder
+    exposition.alertRules = settings.alertRules
+    if let snapshot {
+      let shown = PrometheusExposition.seriesPeers(
+        snapshot.peers, limit: settings.maxPeerSeries, pinned: settings.pinnedPeers,
+        worstOrder: worstOrder)
+      exposition.peerCounters = levelCounters(shown.map(\.peer))
+    }
     exposition.alerts = alerts
     exposition.perStream = settings.perStream
     exposition.maxStreamSeries = settings.maxStreamSeries

@@ -151,7 +151,8 @@ public final class LiveConfiguration: Sendable {
       published.metrics = .init(
         perStream: configuration.perStreamMetrics,
         maxStreamSeries: configuration.maxStreamSeries, maxPeerSeries: configuration.maxPeerSeries,
-        pinnedPeers: Set(configuration.peerGroups.map(\.name)))
+        pinnedPeers: Set(configuration.peerGroups.map(\.name)),
+        alertRules: engine.alertRules.map { ($0.name, $0.severity.rawValue) })
       published.status.configuration = configuration
       published.status.localNetworks = engine.localNetworks
       published.status.lastReloadSuccessful = true

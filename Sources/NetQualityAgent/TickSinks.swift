@@ -16,7 +16,8 @@ struct PublishedStateSink: TickSink {
     let table = PeerTable(tick.result.snapshot, sorted: [.worst])
     let metrics = HTTPServer.tickMetrics(
       tick.result.snapshot, alerts: tick.alerts, settings: state.read(\.metrics),
-      worstOrder: table.order(.worst))
+      worstOrder: table.order(.worst),
+      levelCounters: { names in state.scorer.withLock { $0.levelCounters(of: names) } })
     state.update { published in
       published.tickMetrics = metrics
       published.lastTick = tick.result

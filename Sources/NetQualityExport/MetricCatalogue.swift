@@ -114,6 +114,14 @@ extension MetricFamily {
   public static let peerConnectionState = gauge(
     "netquality_peer_connection_state", labels: ["peer", "state"],
     "1 for the peer's current connection state.")
+  public static let peerQualitySecondsTotal = counter(
+    "netquality_peer_quality_seconds_total", labels: ["peer", "direction", "level"],
+    "Seconds the peer spent at each level shown, per direction: an incident of any length "
+      + "shows in increase() at any scrape interval.")
+  public static let peerQualityLevelMax = gauge(
+    "netquality_peer_quality_level_max", labels: ["peer", "direction"],
+    "The worst level shown for the peer in the current and the previous minute: a scrape at any "
+      + "interval up to a minute sees every level shown, however briefly.")
   public static let peerReceivedPacketsTotal = counter(
     "netquality_peer_received_packets_total", labels: ["peer"],
     "RTP packets received from the peer.")
@@ -134,6 +142,16 @@ extension MetricFamily {
   public static let peers = gauge(
     "netquality_peers", labels: ["direction", "level"],
     "Peers tracked at each quality level, per direction (any number of peers).")
+  public static let peersQualitySecondsTotal = counter(
+    "netquality_peers_quality_seconds_total", labels: ["direction", "level"],
+    "Peer-seconds spent at each level shown, summed over every peer, per direction.")
+  public static let peersStateTransitionsTotal = counter(
+    "netquality_peers_state_transitions_total", labels: ["state"],
+    "Connection state transitions of every peer, by the state entered (recovered: back to "
+      + "connected).")
+  public static let alertsFiredTotal = counter(
+    "netquality_alerts_fired_total", labels: ["alertname", "severity"],
+    "Agent alerts fired, by rule (every rule in effect, from 0).")
   public static let peersInState = gauge(
     "netquality_peers_in_state", labels: ["state"], "Peers tracked in each connection state.")
   public static let peerSeriesOmitted = gauge(
@@ -360,10 +378,12 @@ public enum MetricCatalogue {
     .alertmanagerNotificationsDroppedTotal, .alertmanagerQueueLength, .alertmanagerQueueCapacity,
     .alertmanagerActiveAlerts, .alertmanagerUp, .alertmanagerRequestDurationSeconds,
     .lastTickTimestampSeconds, .hostQualityLevel, .firingAlerts, .alertsFiring,
-    .peerQualityLevel, .peerMOS, .peerLossRatio, .peerJitterSeconds, .peerRTTSeconds,
+    .peerQualityLevel, .peerQualitySecondsTotal, .peerQualityLevelMax, .peerMOS, .peerLossRatio,
+    .peerJitterSeconds, .peerRTTSeconds,
     .peerConnectionState, .peerReceivedPacketsTotal, .peerLostPacketsTotal,
     .peerSentPacketsTotal, .peerRetransmittedPacketsTotal, .peerFECPacketsTotal,
-    .peers, .peersInState, .peerSeriesOmitted, .peersMOS, .peersLossRatio, .peersJitterSeconds,
+    .peers, .peersQualitySecondsTotal, .peersStateTransitionsTotal, .alertsFiredTotal,
+    .peersInState, .peerSeriesOmitted, .peersMOS, .peersLossRatio, .peersJitterSeconds,
     .peersRTTSeconds,
     .streamLossRatio, .streamJitterSeconds, .streamPacketsTotal, .streamSeriesDropped,
     .captureUp, .linkUp, .captureReceivedPacketsTotal, .captureDroppedPacketsTotal,

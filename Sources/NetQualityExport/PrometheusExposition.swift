@@ -51,6 +51,11 @@ public struct PrometheusExposition {
   }
 
   public var snapshot: Snapshot?
+  /// The time at each level and the worst of the last minute of the peers with series of their
+  /// own (`Scorer.levelCounters(of:)`), by name.
+  public var peerCounters: [String: PeerLevelCounters] = [:]
+  /// Every alert rule in effect, for `alerts_fired_total` (0 until a rule fires).
+  public var alertRules: [(name: String, severity: String)] = []
   public var http: HTTPConnections?
   /// What the HTTP server's reads of the history came to (nil with the history off).
   public var historyReads: HistoryReadFigures?
@@ -150,7 +155,9 @@ public struct PrometheusExposition {
         snapshot.peers, limit: maxPeerSeries, pinned: pinnedPeers, worstOrder: worstOrder)
       if shown.count < snapshot.peers.count { shownNames = Set(shown.map(\.peer)) }
       fleet(snapshot.peers, shown: shown.count, into: &out)
+      fleetCounters(snapshot.counters, into: &out)
       peers(shown, into: &out)
+      peerCounters(shown, into: &out)
       probes(snapshot.peers, into: &out)
       if perStream { streams(snapshot.streams, into: &out) }
     }

@@ -41,6 +41,9 @@ final class MetricCatalogueTests: XCTestCase {
     var exposition = PrometheusExposition()
     exposition.snapshot = snapshot
     exposition.perStream = true
+    exposition.alertRules = AlertRule.builtIn.map { ($0.name, $0.severity.rawValue) }
+    exposition.peerCounters = Dictionary(
+      uniqueKeysWithValues: snapshot.peers.map { ($0.peer, PeerLevelCounters()) })
     exposition.alerts = [
       Alert(
         id: "a", rule: "peer_rx_quality_bad", severity: .warning,

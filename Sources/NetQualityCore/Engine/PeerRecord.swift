@@ -17,6 +17,8 @@ struct PeerRecord {
   /// The capture interfaces the peer's streams were seen on at the last tick: a link going
   /// down takes these peers down at once (`Scorer.linkChanged`).
   var interfaces = InterfaceSet()
+  /// Time at each level shown, and the worst of the last minute (`/metrics`).
+  var levelCounters = PeerLevelCounters()
 
   init(firstSeen: CaptureTime) {
     tracker = ConnectionTracker(firstSeen: firstSeen)

@@ -2,7 +2,8 @@ extension Scorer {
   /// Brings one peer up to `now`: its connection state, each direction's score (from its RTP
   /// streams, its probes, or both) and its alert rules.
   mutating func updatePeer(
-    _ name: String, _ window: PeerWindow, probe: ProbeSnapshot?, now: CaptureTime
+    _ name: String, _ window: PeerWindow, probe: ProbeSnapshot?, now: CaptureTime,
+    intervalSeconds: Double
   ) -> (PeerSnapshot, [EngineEvent]) {
     // First seen: the first packet from the peer, or our first probe to it, or (a silent
     // peer) our last packet to it.
@@ -32,6 +33,7 @@ extension Scorer {
       break
     }
     record.interfaces = window.interfaces
+    record.levelCounters.record(rx: rx.level, tx: tx.level, seconds: intervalSeconds, at: now)
     peers[name] = record
 
     let snapshot = PeerSnapshot(

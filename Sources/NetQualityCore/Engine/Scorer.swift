@@ -25,6 +25,8 @@ public struct Scorer: Sendable {
   var pendingEvents: [EngineEvent] = []
   /// The replay reached the end of its input (see `Engine.finishReplay`).
   var inputEnded = false
+  /// The fleet's counters since the start (`Snapshot.counters`).
+  var counters = EngineCounters()
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     self.configuration = configuration
@@ -87,6 +89,16 @@ public struct Scorer: Sendable {
     }
     pendingEvents += events
     return events
+  }
+
+  /// The time at each level shown and the worst of the last minute of the named peers (those
+  /// with series of their own in `/metrics`); peers not known are left out.
+  public func levelCounters(of names: some Sequence<String>) -> [String: PeerLevelCounters] {
+    var result: [String: PeerLevelCounters] = [:]
+    for name in names {
+      if let record = peers[name] { result[name] = record.levelCounters }
+    }
+    return result
   }
 
   /// The alerts firing now.
@@ -159,7 +171,9 @@ public struct Scorer: Sendable {
         position += 1
       }
       if probedNames[safe: probedPosition] == name { probedPosition += 1 }
-      let (snapshot, peerEvents) = updatePeer(name, window, probe: probed[name], now: now)
+      let (snapshot, peerEvents) = updatePeer(
+        name, window, probe: probed[name], now: now, intervalSeconds: interval)
+      counters.record(snapshot, seconds: interval)
       snapshots.append(snapshot)
       events += peerEvents
     }
@@ -182,10 +196,11 @@ public struct Scorer: Sendable {
       hostRx = hostRx.worse(peer.rx.level)
       hostTx = hostTx.worse(peer.tx.level)
     }
+    events.sort { ($0.time, $0.peer) < ($1.time, $1.peer) }
+    for event in events { counters.record(event) }
     let snapshot = Snapshot(
       time: now, intervalSeconds: interval, hostRx: hostRx, hostTx: hostTx, peers: snapshots,
-      streams: windows)
-    events.sort { ($0.time, $0.peer) < ($1.time, $1.peer) }
+      streams: windows, counters: counters)
     follow(harvest.remap)
     shrinkAfterChurn()
     return Engine.TickResult(snapshot: snapshot, events: events)

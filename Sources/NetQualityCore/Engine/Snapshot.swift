@@ -248,10 +248,12 @@ public struct Snapshot: Sendable, Equatable {
   public var hostTx: QualityLevel
   public var peers: [PeerSnapshot]
   public var streams: [StreamWindow]
+  /// The fleet's counters since the engine started, this tick included.
+  public var counters: EngineCounters
 
   public init(
     time: CaptureTime, intervalSeconds: Double, hostRx: QualityLevel, hostTx: QualityLevel,
-    peers: [PeerSnapshot], streams: [StreamWindow]
+    peers: [PeerSnapshot], streams: [StreamWindow], counters: EngineCounters = EngineCounters()
   ) {
     self.time = time
     self.intervalSeconds = intervalSeconds
@@ -259,5 +261,6 @@ public struct Snapshot: Sendable, Equatable {
     self.hostTx = hostTx
     self.peers = peers
     self.streams = streams
+    self.counters = counters
   }
 }

@@ -20,12 +20,13 @@
 /// Unknown in either place carries no trend: the news is taken as it is.
 public struct LevelDamper: Sendable, Equatable {
   public private(set) var level: QualityLevel = .unknown
-  /// Each run is its length (saturating at 255: `QualityModel`'s ranges keep the settings
-  /// below) and its mildest (worse runs) or worst (better runs) level.
-  private var worse = Run()
-  private var muchWorse = Run()
-  private var better = Run()
-  private var muchBetter = Run()
+  /// The current run of ticks on one side of the level (worse or better), and within it the
+  /// run of ticks two or more bands away (for better ones: to good or excellent). Each is its
+  /// length (saturating at 255: `QualityModel`'s ranges keep the settings below) and its
+  /// mildest (worse) or worst (better) level. One side at a time: 5 bytes, not 9 (every peer
+  /// has two).
+  private var run = Run()
+  private var farRun = Run()
 
   private struct Run: Equatable {
     var level: QualityLevel = .unknown
@@ -49,38 +50,30 @@ public struct LevelDamper: Sendable, Equatable {
       take(raw)
       return level
     }
-    if raw > level {
-      (better, muchBetter) = (Run(), Run())
-      worse.extend(raw, worst: false)
-      if raw.rawValue >= level.rawValue + 2 {
-        muchWorse.extend(raw, worst: false)
-      } else {
-        muchWorse = Run()
-      }
-      if Int(muchWorse.ticks) >= worsenAfter {
-        take(muchWorse.level)
-      } else if Int(worse.ticks) >= worsenOneLevelAfter {
-        take(worse.level)
-      }
-      return level
+    let worse = raw > level
+    if run.ticks > 0 && (run.level > level) != worse {
+      // The other side: a run is ticks on one side in a row.
+      (run, farRun) = (Run(), Run())
     }
-    (worse, muchWorse) = (Run(), Run())
-    better.extend(raw, worst: true)
-    if raw.rawValue <= level.rawValue - 2 && raw <= .good {
-      muchBetter.extend(raw, worst: true)
+    run.extend(raw, worst: !worse)
+    let far =
+      worse
+      ? raw.rawValue >= level.rawValue + 2 : (raw.rawValue <= level.rawValue - 2 && raw <= .good)
+    if far {
+      farRun.extend(raw, worst: !worse)
     } else {
-      muchBetter = Run()
+      farRun = Run()
     }
-    if Int(muchBetter.ticks) >= improveAfter {
-      take(muchBetter.level)
-    } else if Int(better.ticks) >= improveOneLevelAfter {
-      take(better.level)
+    if Int(farRun.ticks) >= (worse ? worsenAfter : improveAfter) {
+      take(farRun.level)
+    } else if Int(run.ticks) >= (worse ? worsenOneLevelAfter : improveOneLevelAfter) {
+      take(run.level)
     }
     return level
   }
 
   private mutating func take(_ new: QualityLevel) {
     level = new
-    (worse, muchWorse, better, muchBetter) = (Run(), Run(), Run(), Run())
+    (run, farRun) = (Run(), Run())
   }
 }

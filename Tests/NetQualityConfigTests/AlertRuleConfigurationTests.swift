@@ -1,0 +1,41 @@
+import NetQualityConfig
+import NetQualityCore
+import XCTest
+
+/// Alert rules as the configuration writes them: `for_ticks`, `keep_firing_for_ticks` and
+/// `clear_threshold`, their defaults, and one line per mistake.
+final class AlertRuleConfigurationTests: XCTestCase, ConfigurationFixtures {
+  func testTheDurationsAndTheClearThresholdAreReadWithTheirDefaults() throws {
+    let configuration = try load(
+      """
+      alerts:
+        builtin: false
+        rules:
+          - {name: loss, metric: rx_loss_ratio, op: ">", threshold: 0.05, clear_threshold: 0.02}
+          - {name: slow, metric: rtt_ms, threshold: 300, for_ticks: 5, keep_firing_for_ticks: 10}
+          - {name: poor, metric: tx_quality, op: ">=", threshold: 3}
+      """)
+    let rules = configuration.engine.alertRules
+    XCTAssertEqual(rules.map(\.forTicks), [AlertRule.defaultForTicks, 5, 3])
+    XCTAssertEqual(rules.map(\.keepFiringForTicks), [30, 10, 1], "figures 30, levels 1")
+    XCTAssertEqual(rules.map(\.clearThreshold), [0.02, nil, nil])
+  }
+
+  func testAClearThresholdOnTheWrongSideIsOneLine() {
+    XCTAssertEqual(
+      issues(
+        """
+        alerts:
+          rules:
+            - {name: loss, metric: rx_loss_ratio, op: ">", threshold: 0.05, clear_threshold: 0.1}
+            - {name: up, metric: state, op: "==", threshold: 1, clear_threshold: 2}
+            - {name: x, metric: rtt_ms, threshold: 1, keep_firing_for_ticks: 0}
+        """),
+      [
+        "3 alerts.rules[0].clear_threshold: 0.1 meets the rule itself (> 0.05); it must be on "
+          + "the clear side",
+        "4 alerts.rules[1].clear_threshold: not for op ==",
+        "5 alerts.rules[2].keep_firing_for_ticks: 0 is out of range 1...10000",
+      ])
+  }
+}
