@@ -40,6 +40,8 @@ public final class ProbeSender {
     /// Probes the socket refused (no route, a local firewall's reject): counted as sent, so
     /// they settle as lost and the target goes down like one behind a dead path.
     public var sendErrors: Int64 = 0
+
+    public init() {}
   }
 
   public let options: Options
