@@ -144,7 +144,10 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
-      name: "NetQualityConfigTests", dependencies: ["NetQualityConfig", "NetQualityCore"]),
+      name: "NetQualityConfigTests",
+      dependencies: [
+        "NetQualityConfig", "NetQualityCore", .product(name: "Yams", package: "Yams"),
+      ]),
     // The agent's HTTP routes through Hummingbird's test client (no sockets), its connection
     // limits on NIO's embedded channels, the dashboard's files and the log's bounds.
     .testTarget(

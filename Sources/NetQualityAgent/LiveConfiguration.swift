@@ -76,20 +76,11 @@ public final class LiveConfiguration: Sendable {
       state.update { $0.status.lastReloadSuccessful = false }
       return false
     }
-    // Keys that need a restart keep the values the agent started with.
-    var restartKeys = ConfigurationKeys.changed(from: started, to: loaded).filter {
-      $0.effect == .restart
-    }.map(\.name)
-    var effective = loaded
-    effective.interfaces = started.interfaces
-    effective.bpfFilter = started.bpfFilter
-    effective.snapLength = started.snapLength
-    effective.bufferMegabytes = started.bufferMegabytes
-    effective.listenHost = started.listenHost
-    effective.listenPort = started.listenPort
-    effective.storagePath = started.storagePath
-    effective.storage = started.storage
-    effective.alertmanager = started.alertmanager
+    // Keys that need a restart keep the values the agent started with (their declarations
+    // say which: `ConfigurationKeys.keepStarted`).
+    let effective: AgentConfiguration
+    var restartKeys: [String]
+    (effective, restartKeys) = ConfigurationKeys.keepStarted(started, loaded: loaded)
     var changed = ConfigurationKeys.changed(from: current, to: effective).map(\.name)
     // The file's name may be the same and its users, headers or certificate files new.
     let previousWeb = runningWeb.withLock { $0 }

@@ -66,36 +66,4 @@ extension Walker {
       return probe
     }
   }
-
-  mutating func applyReflector(_ node: Node, to reflector: inout ReflectorSettings) {
-    let known = [
-      "enabled", "listen", "auth_key_file", "allow", "rate_limit", "burst", "clock_synchronized",
-    ]
-    let fields = entries(node, "reflector", known: known)
-    if let node = fields["enabled"], let value = bool(node, "reflector.enabled") {
-      reflector.enabled = value
-    }
-    if let node = fields["listen"],
-      let value = endpoint(node, "reflector.listen", allowAny: true)
-    {
-      reflector.listen = value
-    }
-    if let node = fields["auth_key_file"], let value = string(node, "reflector.auth_key_file") {
-      reflector.authKeyFile = value
-    }
-    if let node = fields["allow"] { reflector.allow = prefixes(node, "reflector.allow") }
-    if let node = fields["rate_limit"],
-      let value = number(node, "reflector.rate_limit", in: 1...1_000_000)
-    {
-      reflector.rateLimitPerSecond = value
-    }
-    if let node = fields["burst"], let value = integer(node, "reflector.burst", in: 1...1_000_000) {
-      reflector.burst = value
-    }
-    if let node = fields["clock_synchronized"],
-      let value = bool(node, "reflector.clock_synchronized")
-    {
-      reflector.clockSynchronized = value
-    }
-  }
 }

@@ -12,6 +12,11 @@ public struct ListenAddress: Sendable, Equatable {
     "expected ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9470, [::1]:9470, :9470); "
     + "host names are not resolved"
 
+  public init(host: String, port: Int) {
+    self.host = host
+    self.port = port
+  }
+
   public init?(_ text: String) {
     guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
       (1...65_535).contains(port)

@@ -63,7 +63,7 @@ final class TickServiceTests: XCTestCase {
     // Block every pool thread (and more) for 2 s, as blocking queries would.
     let blocked = ContinuousClock.now
     let blockers = (0..<(2 * ProcessInfo.processInfo.activeProcessorCount)).map { _ in
-      Task.detached { usleep(2_000_000) }
+      Task.detached { _ = usleep(2_000_000) }
     }
     for blocker in blockers { await blocker.value }
     let released = ContinuousClock.now

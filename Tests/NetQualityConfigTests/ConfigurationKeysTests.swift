@@ -1,6 +1,7 @@
 import NetQualityConfig
 import NetQualityCore
 import XCTest
+import Yams
 
 /// The one mapping from the agent's configuration to the engine's, and the one table of what
 /// a reload applies.
@@ -21,7 +22,7 @@ final class ConfigurationKeysTests: XCTestCase {
       tick_interval: 1
       max_streams: 10
       timers: {interrupted: 2, disconnected: 5, timeout: 9}
-      quality: {min_packets: 3}
+      quality: {min_packets: 3, audio: {bpl: 20}}
       alerts: {builtin: false}
       listen: "127.0.0.1:1"
       web_config_file: /tmp/w
@@ -30,19 +31,56 @@ final class ConfigurationKeysTests: XCTestCase {
       dashboard: {max_peers: 10}
       status_page: {max_peers: 5}
       probes: [{target: "192.0.2.9:862"}]
-      reflector: {enabled: true}
+      reflector: {enabled: true, burst: 9}
       storage_path: /tmp/s
       storage: {enabled: false}
       alertmanager: {url: "http://127.0.0.1:9093"}
       """)
     let names = ConfigurationKeys.changed(from: AgentConfiguration(), to: changed).map(\.name)
-    XCTAssertEqual(names, ConfigurationKeys.all.map(\.name))
+    XCTAssertEqual(
+      names,
+      [
+        "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "local_networks", "peers",
+        "tick_interval", "max_streams", "timers.interrupted", "timers.disconnected",
+        "timers.timeout", "quality.min_packets", "quality.audio.bpl", "alerts", "listen",
+        "web_config_file", "metrics.per_stream", "metrics.max_stream_series",
+        "metrics.max_peer_series", "metrics.peer_grace_seconds", "dashboard_file",
+        "dashboard.max_peers", "status_page.max_peers", "probes", "reflector.enabled",
+        "reflector.burst", "storage_path", "storage.enabled", "alertmanager",
+      ])
     XCTAssertEqual(
       ConfigurationKeys.all.filter { $0.effect == .restart }.map(\.name),
       [
-        "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "listen", "probes", "reflector",
-        "storage_path", "storage", "alertmanager",
+        "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "listen", "probes",
+        "reflector.enabled", "reflector.listen", "reflector.auth_key_file", "reflector.allow",
+        "reflector.rate_limit", "reflector.burst", "reflector.clock_synchronized", "storage_path",
+        "storage.enabled", "storage.raw_retention_hours", "storage.aggregate_retention_days",
+        "storage.max_size_mb", "storage.stream_rows", "alertmanager",
       ])
+  }
+
+  /// config/netquality.yaml documents every key there is, and nothing else: each of its
+  /// entries is a declared key or a section of them, and each declared key is in it.
+  func testTheShippedFileListsEveryDeclaredKey() throws {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../config/netquality.yaml")
+    let root = try XCTUnwrap(try Yams.compose(yaml: String(contentsOf: file, encoding: .utf8)))
+    let declared = Set(ConfigurationKeys.all.map(\.name))
+    var listed: Set<String> = []
+    func walk(_ node: Node, _ path: String) {
+      for (key, value) in node.mapping ?? [:] {
+        let name = path.isEmpty ? key.string ?? "" : "\(path).\(key.string ?? "")"
+        if declared.contains(name) {
+          listed.insert(name)
+        } else if value.mapping != nil {
+          walk(value, name)
+        } else {
+          XCTFail("\(name) is in config/netquality.yaml but no key is declared for it")
+        }
+      }
+    }
+    walk(root, "")
+    XCTAssertEqual(declared.subtracting(listed).sorted(), [], "declared but not documented")
   }
 
   func testTheEngineGetsGroupsLocalNetworksLimitsAndTheGracePeriod() throws {

@@ -190,7 +190,7 @@ final class WebConfigurationLoaderTests: XCTestCase {
     XCTAssertEqual(configuration.statusPage.chartSeconds, 600)
     XCTAssertEqual(
       ConfigurationKeys.changed(from: AgentConfiguration(), to: configuration).map(\.name),
-      ["web_config_file", "status_page"])
+      ["web_config_file", "status_page.max_peers", "status_page.chart_seconds"])
     var overrides = ConfigurationOverrides()
     overrides.webConfigFile = "/tmp/other.yml"
     XCTAssertEqual(overrides.applied(to: configuration).webConfigFile, "/tmp/other.yml")

@@ -1,0 +1,175 @@
+import Foundation
+import Logging
+import NetQualityConfig
+import NetQualityCore
+import XCTest
+
+@testable import NetQualityAgent
+
+/// Issue 30: every declared key, changed in the file and reloaded, is either in effect
+/// everywhere (a live key) or kept at its started value everywhere and listed as waiting for a
+/// restart (a restart key) — the engine, the analyzer, the metrics settings, the dashboard and
+/// the web configuration agree with the configuration in effect, and the engine never takes a
+/// value the threads and sockets opened at start do not have (`probes` and `reflector` did).
+final class ReloadEveryKeyTests: XCTestCase {
+  var directory: URL!
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nq-reload-keys-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try Data("basic_auth_users: {}\n".utf8).write(to: directory.appendingPathComponent("web.yml"))
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// A value of each key other than its default, as a line (or flow mapping) of YAML. A key
+  /// declared without one here fails the test: a new key gets a sample with its declaration.
+  func samples() -> [String: String] {
+    let path = directory.path
+    return [
+      "interfaces": "interfaces: [lo]",
+      "bpf_filter": "bpf_filter: \"udp port 9\"",
+      "snaplen": "snaplen: 512",
+      "buffer_size_mb": "buffer_size_mb: 4",
+      "local_networks": "local_networks: [10.0.0.0/8]",
+      "peers": "peers: [{name: g, addresses: [192.0.2.0/24]}]",
+      "tick_interval": "tick_interval: 1",
+      "max_streams": "max_streams: 10",
+      "timers.interrupted": "timers: {interrupted: 3}",
+      "timers.disconnected": "timers: {disconnected: 20}",
+      "timers.timeout": "timers: {timeout: 90}",
+      "quality.rating_floors": "quality: {rating_floors: [81, 71, 61, 51]}",
+      "quality.jitter_ceilings_ms": "quality: {jitter_ceilings_ms: [31, 51, 101, 151]}",
+      "quality.min_packets": "quality: {min_packets: 5}",
+      "quality.scoring_windows": "quality: {scoring_windows: 2}",
+      "quality.worsen_after_ticks": "quality: {worsen_after_ticks: 2}",
+      "quality.worsen_one_level_after_ticks": "quality: {worsen_one_level_after_ticks: 4}",
+      "quality.improve_after_ticks": "quality: {improve_after_ticks: 4}",
+      "quality.improve_one_level_after_ticks": "quality: {improve_one_level_after_ticks: 20}",
+      "quality.feedback_stale_seconds": "quality: {feedback_stale_seconds: 20}",
+      "quality.audio.ie": "quality: {audio: {ie: 5}}",
+      "quality.audio.bpl": "quality: {audio: {bpl: 20}}",
+      "quality.audio.codec_delay_ms": "quality: {audio: {codec_delay_ms: 30}}",
+      "quality.video.ie": "quality: {video: {ie: 5}}",
+      "quality.video.bpl": "quality: {video: {bpl: 8}}",
+      "quality.video.codec_delay_ms": "quality: {video: {codec_delay_ms: 40}}",
+      "alerts": "alerts: {builtin: false}",
+      "listen": "listen: \"127.0.0.1:19998\"",
+      "web_config_file": "web_config_file: \(path)/web.yml",
+      "metrics.per_stream": "metrics: {per_stream: true}",
+      "metrics.max_stream_series": "metrics: {max_stream_series: 5}",
+      "metrics.max_peer_series": "metrics: {max_peer_series: 7}",
+      "metrics.peer_grace_seconds": "metrics: {peer_grace_seconds: 1}",
+      "dashboard_file": "dashboard_file: \(path)/dashboard.txt",
+      "dashboard.max_peers": "dashboard: {max_peers: 10}",
+      "dashboard.max_size_mb": "dashboard: {max_size_mb: 5}",
+      "dashboard.keep": "dashboard: {keep: 1}",
+      "status_page.max_peers": "status_page: {max_peers: 5}",
+      "status_page.chart_seconds": "status_page: {chart_seconds: 600}",
+      "probes": "probes: [{target: \"192.0.2.62:19862\", name: pb}]",
+      "reflector.enabled": "reflector: {enabled: true}",
+      "reflector.listen": "reflector: {listen: \"127.0.0.1:8620\"}",
+      "reflector.auth_key_file": "reflector: {auth_key_file: \(path)/key}",
+      "reflector.allow": "reflector: {allow: [10.0.0.0/8]}",
+      "reflector.rate_limit": "reflector: {rate_limit: 10}",
+      "reflector.burst": "reflector: {burst: 9}",
+      "reflector.clock_synchronized": "reflector: {clock_synchronized: true}",
+      "storage_path": "storage_path: \(path)/other.db",
+      "storage.enabled": "storage: {enabled: false}",
+      "storage.raw_retention_hours": "storage: {raw_retention_hours: 1}",
+      "storage.aggregate_retention_days": "storage: {aggregate_retention_days: 1}",
+      "storage.max_size_mb": "storage: {max_size_mb: 10}",
+      "storage.stream_rows": "storage: {stream_rows: true}",
+      "alertmanager": "alertmanager: {url: \"http://127.0.0.1:9093\"}",
+    ]
+  }
+
+  /// What the agent starts with: a probe target named `pa` (the case that broke) and the
+  /// history off.
+  var base: String {
+    "listen: \"127.0.0.1:19997\"\nstorage_path: \"\"\n"
+      + "probes: [{target: \"192.0.2.61:19861\", name: pa}]\n"
+  }
+
+  func testEveryDeclaredKeyIsAppliedOrKeptEverywhere() throws {
+    let samples = samples()
+    let file = directory.appendingPathComponent("netquality.yaml")
+    try Data(base.utf8).write(to: file)
+    let started = try ConfigurationLoader.load(path: file.path)
+    let interfaceNetworks = [try XCTUnwrap(NetworkPrefix("127.0.0.1/32"))]
+    let state = AgentState(
+      engine: Engine(
+        configuration: started.engineConfiguration(interfaceNetworks: interfaceNetworks)))
+    let live = try LiveConfiguration(
+      configuration: started, path: file.path, overrides: ConfigurationOverrides(),
+      interfaceNetworks: interfaceNetworks, state: state, logger: Logger(label: "test"))
+    for key in ConfigurationKeys.all {
+      guard let sample = samples[key.name] else {
+        XCTFail("\(key.name): declared without a sample in ReloadEveryKeyTests")
+        continue
+      }
+      // The sample replaces the base's own line for the same key.
+      let own = sample.prefix { $0 != ":" } + ":"
+      let kept = base.split(separator: "\n").filter { !$0.hasPrefix(own) }
+      try Data((kept.joined(separator: "\n") + "\n" + sample + "\n").utf8).write(to: file)
+      XCTAssertTrue(live.reload(), "\(key.name): the reload was refused")
+      let current = live.current
+      let pending = state.read(\.status.restartPending)
+      switch key.effect {
+      case .live:
+        XCTAssertTrue(key.differs(current, started), "\(key.name): not in effect")
+        XCTAssertFalse(pending.contains(key.name), "\(key.name): listed as pending")
+      case .restart:
+        XCTAssertFalse(key.differs(current, started), "\(key.name): taken although restart-only")
+        XCTAssertEqual(pending, [key.name], "\(key.name): not listed as pending alone")
+      }
+      assertComponentsAgree(with: current, state: state, interfaceNetworks, key.name)
+      // The started probe target keeps its name and stays out of the passive view whatever
+      // the reload: the probe threads still send to it.
+      let engine = state.scorer.withLock { $0.configuration }
+      XCTAssertEqual(
+        engine.peerName(try XCTUnwrap(IPAddress("192.0.2.61"))), "pa", "\(key.name): probe name")
+      // Back to the start.
+      try Data(base.utf8).write(to: file)
+      XCTAssertTrue(live.reload())
+      XCTAssertEqual(state.read(\.status.restartPending), [], "\(key.name): pending after undo")
+      XCTAssertTrue(
+        ConfigurationKeys.changed(from: started, to: live.current).isEmpty,
+        "\(key.name): not back to the start")
+    }
+  }
+
+  /// The engine, the analyzer, the metrics settings and the dashboard run what is in effect.
+  func assertComponentsAgree(
+    with current: AgentConfiguration, state: AgentState, _ interfaceNetworks: [NetworkPrefix],
+    _ name: String
+  ) {
+    let expected = current.engineConfiguration(interfaceNetworks: interfaceNetworks)
+    let engine = state.scorer.withLock { $0.configuration }
+    XCTAssertEqual(engine.tickIntervalSeconds, expected.tickIntervalSeconds, name)
+    XCTAssertEqual(engine.localNetworks, expected.localNetworks, name)
+    XCTAssertEqual(engine.quality, expected.quality, name)
+    XCTAssertEqual(engine.timers, expected.timers, name)
+    XCTAssertEqual(engine.alertRules, expected.alertRules, name)
+    XCTAssertEqual(engine.forgetAfterTimeoutSeconds, expected.forgetAfterTimeoutSeconds, name)
+    XCTAssertEqual(engine.peerGroups.map(\.name), expected.peerGroups.map(\.name), name)
+    XCTAssertEqual(engine.peerGroups.map(\.networks), expected.peerGroups.map(\.networks), name)
+    let analyzer = state.capture.withLock { $0.configuration }
+    XCTAssertEqual(analyzer.maxStreams, expected.analyzer.maxStreams, name)
+    XCTAssertEqual(analyzer.localNetworks, expected.localNetworks, name)
+    XCTAssertEqual(analyzer.probeTraffic, expected.analyzer.probeTraffic, name)
+    let metrics = state.read(\.metrics)
+    XCTAssertEqual(metrics.perStream, current.perStreamMetrics, name)
+    XCTAssertEqual(metrics.maxStreamSeries, current.maxStreamSeries, name)
+    XCTAssertEqual(metrics.maxPeerSeries, current.maxPeerSeries, name)
+    XCTAssertEqual(metrics.pinnedPeers, Set(current.peerGroups.map(\.name)), name)
+    XCTAssertEqual(metrics.alertRules.map(\.name), expected.alertRules.map(\.name), name)
+    let dashboard = state.dashboard.withLock { $0?.path }
+    XCTAssertEqual(dashboard ?? "", current.dashboardFile, name)
+    let status = state.read(\.status.configuration)
+    XCTAssertTrue(ConfigurationKeys.changed(from: status, to: current).isEmpty, name)
+  }
+}
