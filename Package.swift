@@ -56,7 +56,7 @@ let package = Package(
       name: "NetQualityAgent",
       dependencies: [
         "NetQualityCore", "NetQualityCapture", "NetQualityConfig", "NetQualityExport",
-        "NetQualitySynth", "NetQualityProbe", "NetQualityStore",
+        "NetQualityProbe", "NetQualityStore",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -86,7 +86,7 @@ let package = Package(
     .target(
       name: "NetQualityStore",
       dependencies: [
-        "NetQualityCore", "NetQualityExport", .product(name: "GRDB", package: "GRDB.swift"),
+        "NetQualityCore", .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
     .executableTarget(
@@ -140,7 +140,7 @@ let package = Package(
     .testTarget(
       name: "NetQualityStoreTests",
       dependencies: [
-        "NetQualityStore", "NetQualityCore", "NetQualityExport",
+        "NetQualityStore", "NetQualityCore", "NetQualityExport", "NetQualityAgent",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import NetQualityCapture
 import NetQualityConfig
 import NetQualityCore
@@ -127,19 +128,19 @@ public struct Agent {
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {
       try await group.run()
-    } catch {
-      let text = "\(error)"
+    } catch let error as IOError {
+      // The listener's bind(2) failed: said by its errno, not by matching its text.
       let address = "\(configuration.listenHost):\(configuration.listenPort)"
-      if text.contains("Address already in use") || text.contains("EADDRINUSE") {
+      switch error.errnoCode {
+      case EADDRINUSE:
         throw AgentError.cannotListen(address: address, reason: "address already in use")
-      }
-      if text.contains("Cannot assign requested address") || text.contains("EADDRNOTAVAIL") {
+      case EADDRNOTAVAIL:
         throw AgentError.cannotListen(address: address, reason: "no interface has this address")
-      }
-      if text.contains("Permission denied") || text.contains("EACCES") {
+      case EACCES:
         throw AgentError.cannotListen(address: address, reason: "permission denied")
+      default:
+        throw error
       }
-      throw error
     }
   }
 }

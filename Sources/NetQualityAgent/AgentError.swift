@@ -3,7 +3,6 @@ public enum AgentError: Error, CustomStringConvertible {
   case cannotWrite(path: String, reason: String)
   case cannotListen(address: String, reason: String)
   case noInterfaces
-  case demo(reason: String)
   /// A probe target's or the reflector's key file, or the reflector's socket.
   case probes(String)
   /// The history's path, refused before anything is written (a symbolic link).
@@ -13,7 +12,6 @@ public enum AgentError: Error, CustomStringConvertible {
     switch self {
     case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
     case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
-    case .demo(let reason): "cannot start the demo source: \(reason)"
     case .probes(let reason): reason
     case .storage(let reason): "storage_path: \(reason)"
     case .noInterfaces:

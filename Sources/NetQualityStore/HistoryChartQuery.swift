@@ -1,6 +1,5 @@
 import GRDB
 import NetQualityCore
-import NetQualityExport
 
 /// The status page's charts from the history: for each named peer, its per-tick rows in
 /// [from, to) summed into buckets of `bucketSeconds` (`ChartBucket`'s rules: the worst level
@@ -18,8 +17,17 @@ public struct HistoryChartQuery: Sendable {
     self.bucketSeconds = bucketSeconds
   }
 
-  /// Each peer's points (a peer without rows has none).
-  public func points(_ db: Database) throws -> [String: [ChartPoint]] {
+  /// Each peer's points (a peer without rows has none), made by `point` from a bucket's start
+  /// (Unix seconds), its worst rx and tx levels, mean rx and tx loss, and mean round trip (ms):
+  /// the caller's type (the status page's `ChartPoint`), so that the history knows nothing of
+  /// the page.
+  public func points<Point>(
+    _ db: Database,
+    point: (
+      _ time: Double, _ rxLevel: QualityLevel, _ txLevel: QualityLevel, _ rxLossRatio: Double?,
+      _ txLossRatio: Double?, _ roundTripMilliseconds: Double?
+    ) -> Point
+  ) throws -> [String: [Point]] {
     guard !peers.isEmpty, bucketSeconds > 0 else { return [:] }
     // The ticks of the range first (CROSS JOIN keeps that order), each finding the named
     // peers' rows by the primary key (time, peer_id): no index by peer is needed. Levels are
@@ -36,17 +44,15 @@ public struct HistoryChartQuery: Sendable {
       """
     var arguments: StatementArguments = [bucketSeconds, from, to]
     for peer in peers { arguments += [peer] }
-    var result: [String: [ChartPoint]] = [:]
+    var result: [String: [Point]] = [:]
     for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
       let bucket: Int64 = row[1]
       let rx: Int = row[2]
       let tx: Int = row[3]
       result[row[0], default: []].append(
-        ChartPoint(
-          time: Double(bucket) * bucketSeconds,
-          rxLevel: QualityLevel(rawValue: rx) ?? .unknown,
-          txLevel: QualityLevel(rawValue: tx) ?? .unknown, rxLossRatio: row[4],
-          txLossRatio: row[5], roundTripMilliseconds: row[6]))
+        point(
+          Double(bucket) * bucketSeconds, QualityLevel(rawValue: rx) ?? .unknown,
+          QualityLevel(rawValue: tx) ?? .unknown, row[4], row[5], row[6]))
     }
     return result
   }

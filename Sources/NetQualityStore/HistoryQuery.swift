@@ -69,25 +69,26 @@ public struct HistoryQuery: Sendable {
     return rows.reversed()
   }
 
+  /// A row of `rows`' query, read by its columns' names.
   private static func tickRow(_ row: Row) -> TickRow {
-    let state: Int = row[3]
-    let txLevel: Int = row[4]
-    let rxLevel: Int = row[5]
-    let txSource: Int? = row[6]
-    let rxSource: Int? = row[7]
-    let roundTripSource: Int? = row[15]
+    let state: Int = row["state"]
+    let txLevel: Int = row["tx_level"]
+    let rxLevel: Int = row["rx_level"]
+    let txSource: Int? = row["tx_source"]
+    let rxSource: Int? = row["rx_source"]
+    let roundTripSource: Int? = row["rtt_source"]
     return TickRow(
-      time: row[0], intervalSeconds: row[1], peer: row[2],
+      time: row["time"], intervalSeconds: row["interval_s"], peer: row["name"],
       state: HistoryCodes.state(state) ?? .connecting,
       txLevel: QualityLevel(rawValue: txLevel) ?? .unknown,
       rxLevel: QualityLevel(rawValue: rxLevel) ?? .unknown,
       txSource: HistoryCodes.source(txSource), rxSource: HistoryCodes.source(rxSource),
-      txMOS: row[8], rxMOS: row[9], txLossRatio: row[10], rxLossRatio: row[11],
-      txJitterMilliseconds: row[12], rxJitterMilliseconds: row[13],
-      roundTripMilliseconds: row[14],
+      txMOS: row["tx_mos"], rxMOS: row["rx_mos"], txLossRatio: row["tx_loss_ratio"],
+      rxLossRatio: row["rx_loss_ratio"], txJitterMilliseconds: row["tx_jitter_ms"],
+      rxJitterMilliseconds: row["rx_jitter_ms"], roundTripMilliseconds: row["rtt_ms"],
       roundTripSource: HistoryCodes.roundTripSource(roundTripSource),
-      rxPackets: row[16], rxLost: row[17], txPackets: row[18], rxBitsPerSecond: row[19],
-      streams: row[20])
+      rxPackets: row["rx_packets"], rxLost: row["rx_lost"], txPackets: row["tx_packets"],
+      rxBitsPerSecond: row["rx_bitrate_bps"], streams: row["streams"])
   }
 
   /// One alert, firing or ended.
@@ -124,8 +125,9 @@ public struct HistoryQuery: Sendable {
     if let limit { sql += " LIMIT \(max(0, limit))" }
     return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
       AlertRow(
-        id: row[0], rule: row[1], severity: row[2], peer: row[3], labels: row[4],
-        summary: row[5], firedAt: row[6], resolvedAt: row[7], endReason: row[8])
+        id: row["id"], rule: row["rule"], severity: row["severity"], peer: row["name"],
+        labels: row["labels"], summary: row["summary"], firedAt: row["fired_at"],
+        resolvedAt: row["resolved_at"], endReason: row["end_reason"])
     }
   }
 

@@ -97,9 +97,9 @@ public struct HistoryReport: Sendable {
     let totalsSQL = """
       WITH rows AS (
         \(rows(stored: ("peer_hours", "hour"), HistoryAggregate.inputs(of: totalColumns))))
-      SELECT peer_id, (SELECT name FROM peers WHERE id = peer_id),
-        \(totalColumns.map(HistoryAggregate.combined).joined(separator: ", "))
-      FROM rows GROUP BY peer_id ORDER BY 2
+      SELECT peer_id, (SELECT name FROM peers WHERE id = peer_id) AS peer,
+        \(totalColumns.map { "\(HistoryAggregate.combined($0)) AS \($0)" }.joined(separator: ", "))
+      FROM rows GROUP BY peer_id ORDER BY peer
       """
     let totals = try Row.fetchAll(
       db, sql: totalsSQL, arguments: StatementArguments(arguments))
@@ -111,8 +111,8 @@ public struct HistoryReport: Sendable {
       WITH windows AS (
         \(rows(stored: ("peer_worst_minutes", "minute"), windowColumns)))
       SELECT peer_id, minute, tx_level_max, rx_level_max,
-        min(coalesce(tx_mos_min, 5), coalesce(rx_mos_min, 5)), rx_loss_max, tx_loss_max,
-        tx_mos_min IS NULL AND rx_mos_min IS NULL
+        min(coalesce(tx_mos_min, 5), coalesce(rx_mos_min, 5)) AS mos_min, rx_loss_max,
+        tx_loss_max, tx_mos_min IS NULL AND rx_mos_min IS NULL AS no_mos
       FROM (SELECT *, row_number() OVER (
           PARTITION BY peer_id ORDER BY \(HistoryAggregate.worstFirst)) AS rank
         FROM windows)
@@ -121,12 +121,13 @@ public struct HistoryReport: Sendable {
     let worst = try Row.fetchAll(db, sql: worstSQL, arguments: StatementArguments(arguments))
     var windows: [Int64: [Window]] = [:]
     for row in worst {
-      let noMOS: Bool = row[7]
-      windows[row[0], default: []].append(
+      let noMOS: Bool = row["no_mos"]
+      windows[row["peer_id"], default: []].append(
         Window(
-          minute: row[1], txLevel: QualityLevel(rawValue: row[2]) ?? .unknown,
-          rxLevel: QualityLevel(rawValue: row[3]) ?? .unknown, mosMin: noMOS ? nil : row[4],
-          rxLossMax: row[5], txLossMax: row[6]))
+          minute: row["minute"], txLevel: QualityLevel(rawValue: row["tx_level_max"]) ?? .unknown,
+          rxLevel: QualityLevel(rawValue: row["rx_level_max"]) ?? .unknown,
+          mosMin: noMOS ? nil : row["mos_min"], rxLossMax: row["rx_loss_max"],
+          txLossMax: row["tx_loss_max"]))
     }
     let disconnects = try counts(
       db,
@@ -142,16 +143,18 @@ public struct HistoryReport: Sendable {
         """, from: from, to: to)
     let levelCount = HistoryCodes.levels.count
     let peers = totals.map { row -> Peer in
-      let id: Int64 = row[0]
-      let levels = (0..<(2 * levelCount)).map { (row[3 + $0] as Double?) ?? 0 }
-      let base = 3 + 2 * levelCount
+      let id: Int64 = row["peer_id"]
+      // tx levels first, then rx (`HistoryCodes.levelSecondsColumns`).
+      let levels = HistoryCodes.levelSecondsColumns.map { (row[$0] as Double?) ?? 0 }
       return Peer(
-        peer: row[1], seconds: row[2], txLevelSeconds: Array(levels[0..<levelCount]),
-        rxLevelSeconds: Array(levels[levelCount...]), txMOSMin: row[base],
-        txMOSAverage: row[base + 1], rxMOSMin: row[base + 2], rxMOSAverage: row[base + 3],
-        rxLossAverage: row[base + 4], txLossAverage: row[base + 5],
-        rttAverageMilliseconds: row[base + 6], rttMaxMilliseconds: row[base + 7],
-        rxPackets: row[base + 8] ?? 0, rxLost: row[base + 9] ?? 0, txPackets: row[base + 10] ?? 0,
+        peer: row["peer"], seconds: row["seconds"],
+        txLevelSeconds: Array(levels[0..<levelCount]),
+        rxLevelSeconds: Array(levels[levelCount...]), txMOSMin: row["tx_mos_min"],
+        txMOSAverage: row["tx_mos_avg"], rxMOSMin: row["rx_mos_min"],
+        rxMOSAverage: row["rx_mos_avg"], rxLossAverage: row["rx_loss_avg"],
+        txLossAverage: row["tx_loss_avg"], rttAverageMilliseconds: row["rtt_avg_ms"],
+        rttMaxMilliseconds: row["rtt_max_ms"], rxPackets: row["rx_packets"] ?? 0,
+        rxLost: row["rx_lost"] ?? 0, txPackets: row["tx_packets"] ?? 0,
         disconnects: disconnects[id] ?? 0, alertsFired: alerts[id] ?? 0,
         worstWindows: windows[id] ?? [])
     }

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import NetQualityCore
-import NetQualityExport
 
 /// Writes ticks into an open history, one transaction per tick, with statements prepared once.
 /// Used by one thread at a time: the agent's recorder thread, or `analyze --db`.
@@ -166,9 +165,7 @@ public final class HistoryWriter {
   /// A firing alert is inserted once; its resolution fills in the end (and inserts the whole
   /// alert if its firing tick was never written).
   private func upsertAlert(_ alert: Alert, peerID: Int64, db: Database) throws {
-    let labels = JSONValue.object(
-      alert.labels.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
-    ).text
+    let labels = Self.json(alert.labels)
     try db.cachedStatement(
       sql: """
         INSERT INTO alerts (id, run_id, rule, severity, peer_id, labels, summary, fired_at,
@@ -220,5 +217,13 @@ public final class HistoryWriter {
     guard let id else { throw HistoryError("stream \(stream.key.ssrc) vanished while written") }
     new[stream.key] = id
     return id
+  }
+
+  /// Labels as a JSON object, keys sorted: how the `alerts` table stores them.
+  static func json(_ labels: [String: String]) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data = (try? encoder.encode(labels)) ?? Data("{}".utf8)
+    return String(decoding: data, as: UTF8.self)
   }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NetQualityAgent
 import NetQualityStore
 
 /// `netquality alerts`: the alerts the agent raised, firing or ended, from its history.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NetQualityAgent
 import NetQualityStore
 
 /// `netquality history`: the per-tick rows of the SQLite history (what the dashboard showed,

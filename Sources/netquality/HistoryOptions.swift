@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GRDB
+import NetQualityAgent
 import NetQualityConfig
 import NetQualityStore
 

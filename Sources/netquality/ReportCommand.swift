@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NetQualityAgent
 import NetQualityStore
 
 /// `netquality report`: per peer over a stretch of time, the time at each level each way, MOS,

@@ -17,7 +17,7 @@ final class HistoryChartQueryTests: HistoryTestCase {
     let query = HistoryChartQuery(
       peers: [script.peerNames[0], script.peerNames[2], "10.9.9.9"], from: from, to: to,
       bucketSeconds: bucketSeconds)
-    let points = try writer.database.read { try query.points($0) }
+    let points = try writer.database.read { try query.points($0, point: ChartPoint.init) }
     XCTAssertEqual(Set(points.keys), [script.peerNames[0], script.peerNames[2]])
     for peer in [0, 2] {
       var buckets: [ChartBucket] = []

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NetQualityAgent
 import NetQualityCore
 import NetQualityExport
 import NetQualityStore

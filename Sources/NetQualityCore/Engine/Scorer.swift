@@ -246,14 +246,7 @@ public struct Scorer: Sendable {
       streamTrackers[index] = nil
     }
     let change = baselines[index].advance(to: counts)
-    // Packets lost across an outage are the outage's, reported as a connection state: they
-    // neither count as expected nor as lost in the window after it.
-    let outage = change.silenceLoss
-    let expected = change.expected - outage
-    // A late packet may fill a gap counted in an earlier window: the signed change is pooled
-    // (so it refunds that loss), the window shows no less than 0.
-    let lostChange = expected - change.counted
-    let lost = max(0, lostChange)
+    let loss = WindowLoss(change)
     var tracker = streamTrackers[index] ?? ConnectionTracker(firstSeen: stream.lastArrival)
     let activity = max(stream.lastArrival, feedback.lastSenderRTCPTime ?? stream.lastArrival)
     // The sender's own RTCP keeps a stream alive and on hold while its media is silent.
@@ -271,7 +264,7 @@ public struct Scorer: Sendable {
     let window = StreamWindow(
       key: stream.key, direction: direction, role: stream.role, state: tracker.state,
       packets: change.packets,
-      expected: expected, lost: lost, lostChange: lostChange,
+      expected: loss.expected, lost: loss.lost, lostChange: loss.lostChange,
       duplicates: change.duplicates, late: change.late,
       bitsPerSecond: interval > 0
         ? Double(change.payloadBytes) * 8 / interval : 0,

@@ -8,22 +8,22 @@ import Synchronization
 /// the dashboard and /metrics at once: "demo peer" 127.0.0.2 sends G.711 with 2 % loss and a
 /// few ms of jitter to 127.0.0.1, which answers with its own stream; both send RTCP (SR, and
 /// RRs whose LSR/DLSR give a round trip). Only loopback addresses are used.
-public final class DemoSource: Sendable {
-  public static let peerAddress = "127.0.0.2"
-  public static let localAddress = "127.0.0.1"
+final class DemoSource: Sendable {
+  static let peerAddress = "127.0.0.2"
+  static let localAddress = "127.0.0.1"
   static let peerPort: UInt16 = 47_000
   static let localPort: UInt16 = 47_002
 
   private let stopping = Atomic<Bool>(false)
 
-  public init() {}
+  init() {}
 
-  public func stop() {
+  func stop() {
     stopping.store(true, ordering: .relaxed)
   }
 
   /// Starts the sending thread; fails when the loopback sockets cannot be bound.
-  public func start() throws {
+  func start() throws {
     let peerRTP = try Self.socket(bound: Self.peerAddress, port: Self.peerPort)
     let peerRTCP = try Self.socket(bound: Self.peerAddress, port: Self.peerPort + 1)
     let localRTP = try Self.socket(bound: Self.localAddress, port: Self.localPort)
@@ -115,7 +115,7 @@ public final class DemoSource: Sendable {
 
   static func socket(bound address: String, port: UInt16) throws -> Int32 {
     let descriptor = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    guard descriptor >= 0 else { throw AgentError.demo(reason: String(cString: strerror(errno))) }
+    guard descriptor >= 0 else { throw DemoSourceError(reason: String(cString: strerror(errno))) }
     var socketAddress = Self.address(address, port: port)
     let bound = withUnsafePointer(to: &socketAddress) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -125,7 +125,7 @@ public final class DemoSource: Sendable {
     guard bound == 0 else {
       let reason = String(cString: strerror(errno))
       close(descriptor)
-      throw AgentError.demo(reason: "cannot bind \(address):\(port): \(reason)")
+      throw DemoSourceError(reason: "cannot bind \(address):\(port): \(reason)")
     }
     return descriptor
   }
@@ -150,4 +150,10 @@ public final class DemoSource: Sendable {
       }
     }
   }
+}
+
+/// The demo call could not start (its loopback sockets).
+struct DemoSourceError: Error, CustomStringConvertible {
+  let reason: String
+  var description: String { "cannot start the demo source: \(reason)" }
 }

@@ -42,7 +42,7 @@ extension HTTPServer {
       let key = "\(time.nanosecondsSinceEpoch) \(bucketSeconds) \(names.joined(separator: "\n"))"
       let path = recorder.settings.path
       fromHistory = await state.statusCharts.historyPoints(key: key) {
-        try? await readers.read { db in try query.points(db) }
+        try? await readers.read { db in try query.points(db, point: ChartPoint.init) }
       }
       model.chartSource =
         fromHistory == nil

@@ -1,5 +1,6 @@
 import NetQualityCore
 import NetQualityExport
+import NetQualityStore
 
 /// The formats the history commands write: an aligned table for people, CSV for spreadsheets,
 /// JSON (one array of objects) for programs. One list of named fields per record feeds all

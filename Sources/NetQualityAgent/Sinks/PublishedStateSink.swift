@@ -1,0 +1,33 @@
+import Logging
+import NetQualityCore
+import NetQualityExport
+import NetQualityStore
+
+/// peers' worst-first order is sorted here, once per tick and outside both locks, so that no
+/// request to `/api/v1/peers` sorts.
+struct PublishedStateSink: TickSink {
+  let state: AgentState
+  var name: String { "http" }
+
+  func publish(_ tick: TickPublication) {
+    // Rendered here, once per tick and outside the lock, instead of at every scrape; the
+    // metrics' worst peers come from the table's worst-first order (one sort of the fleet).
+    let table = PeerTable(tick.result.snapshot, sorted: [.worst])
+    let metrics = HTTPServer.tickMetrics(
+      tick.result.snapshot, alerts: tick.alerts, settings: state.read(\.metrics),
+      worstOrder: table.order(.worst),
+      levelCounters: { names in state.scorer.withLock { $0.levelCounters(of: names) } })
+    state.update { published in
+      published.tickMetrics = metrics
+      published.lastTick = tick.result
+      published.peerTable = table
+      published.alerts = tick.alerts
+      published.capture = tick.capture
+      published.trackedStreams = tick.trackedStreams
+      published.streamSlots = tick.streamSlots
+      published.tickTiming = tick.timing
+    }
+    // The API's readers resume now, not after the dashboard and the other sinks.
+    state.gate.open()
+  }
+}

@@ -1,0 +1,254 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import NetQualityAgent
+import NetQualityCore
+import NetQualityExport
+
+/// What `top` shows and how it reacts to keys; knows nothing of the terminal.
+struct TopView {
+  enum SortKey: String {
+    case level, loss, jitter, peer
+
+    /// The agent's order for this key (`sort=` of `/api/v1/peers`).
+    var apiSort: String {
+      switch self {
+      case .level: "worst"
+      case .loss: "loss"
+      case .jitter: "jitter"
+      case .peer: "name"
+      }
+    }
+  }
+
+  struct Row {
+    var peer: String
+    var state: String
+    var rx: Int
+    var tx: Int
+    var mos: Double?
+    var loss: Double?
+    var jitter: Double?
+    var rtt: Double?
+    /// What measured the peer: rtp, probe or rtp+probe.
+    var source: String
+  }
+
+  var color: Bool
+  var rows: [Row] = []
+  /// Peers in the tick and those the filter matched; nil from an agent that does not page
+  /// (sends every peer), whose rows are then sorted and filtered here.
+  var total: Int?
+  var matched = 0
+  /// Peers at each level (`QualityLevel` numbers) among those matched, per direction.
+  var rxLevels: [Int] = []
+  var txLevels: [Int] = []
+  var hostRx = 0
+  var hostTx = 0
+  var time: Double?
+  var error: String?
+  var sort = SortKey.level
+  var filter = ""
+  /// Non-nil while the filter is being typed.
+  var editing: String?
+
+  /// The name of a level number from the server; a number outside 0...6 (a newer or broken
+  /// server) is shown as it is instead of indexing past a table.
+  static func levelName(_ value: Int) -> String {
+    QualityLevel(rawValue: value)?.name ?? "level \(value)"
+  }
+
+  /// Lines above the peer rows: the title, the keys, the level counts, the column names.
+  static let headerLines = 4
+
+  /// The request for what fits on a screen of `rows` lines: the first page of the agent's
+  /// order for the sort key, filtered by the agent, never the whole list.
+  func requestPath(rows: Int) -> String {
+    let limit = min(1000, max(1, rows - Self.headerLines))
+    var path = "/api/v1/peers?limit=\(limit)&sort=\(sort.apiSort)"
+    if !filter.isEmpty { path += "&peer_contains=" + Self.percentEncoded(filter) }
+    return path
+  }
+
+  /// RFC 3986 section 2: everything but the unreserved characters as %XX of its UTF-8.
+  static func percentEncoded(_ text: String) -> String {
+    let unreserved = Set(
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+    return text.utf8.map { byte in
+      unreserved.contains(byte)
+        ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+    }.joined()
+  }
+
+  mutating func update(from endpoint: HTTPEndpoint, path: String) {
+    do {
+      try apply(try endpoint.get(path))
+      error = nil
+    } catch {
+      self.error = "\(endpoint): \(error)"
+    }
+  }
+
+  /// Takes in an answer of `/api/v1/peers`.
+  mutating func apply(_ body: String) throws {
+    guard let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+    else {
+      throw HTTPEndpoint.Failure(description: "unexpected answer: not a JSON object")
+    }
+    let host = document["host"] as? [String: Any]
+    hostRx = host?["rx_quality"] as? Int ?? 0
+    hostTx = host?["tx_quality"] as? Int ?? 0
+    time = document["time"] as? Double
+    rows = (document["peers"] as? [[String: Any]] ?? []).map { peer in
+      Row(
+        peer: peer["peer"] as? String ?? "?", state: peer["state"] as? String ?? "?",
+        rx: peer["rx_quality"] as? Int ?? 0, tx: peer["tx_quality"] as? Int ?? 0,
+        mos: peer["mos"] as? Double, loss: peer["rx_loss_ratio"] as? Double,
+        jitter: peer["rx_jitter_ms"] as? Double, rtt: peer["rtt_ms"] as? Double,
+        source: (peer["sources"] as? [String]).map { $0.joined(separator: "+") } ?? "-")
+    }
+    total = document["total"] as? Int
+    matched = document["matched"] as? Int ?? rows.count
+    let levels = document["levels"] as? [String: [String: Int]]
+    func counts(_ direction: String) -> [Int] {
+      QualityLevel.allCases.map { levels?[direction]?[$0.name] ?? 0 }
+    }
+    rxLevels = counts("rx")
+    txLevels = counts("tx")
+  }
+
+  /// Returns false when the view should close.
+  mutating func handle(_ key: UInt8) -> Bool {
+    if var text = editing {
+      switch key {
+      case 13, 10:
+        filter = text
+        editing = nil
+      case 27:
+        editing = nil
+      case 127, 8:
+        if !text.isEmpty { text.removeLast() }
+        editing = text
+      case 32...126:
+        text.append(Character(UnicodeScalar(key)))
+        editing = text
+      default:
+        break
+      }
+      return true
+    }
+    switch key {
+    case UInt8(ascii: "q"), 3: return false
+    case UInt8(ascii: "l"): sort = .level
+    case UInt8(ascii: "o"): sort = .loss
+    case UInt8(ascii: "j"): sort = .jitter
+    case UInt8(ascii: "p"): sort = .peer
+    case UInt8(ascii: "/"): editing = ""
+    default: break
+    }
+    return true
+  }
+
+  var shownRows: [Row] {
+    // The agent sorted and filtered the page.
+    if total != nil { return rows }
+    let filtered = filter.isEmpty ? rows : rows.filter { $0.peer.contains(filter) }
+    switch sort {
+    case .level:
+      return filtered.sorted { (max($0.rx, $0.tx), $1.peer) > (max($1.rx, $1.tx), $0.peer) }
+    case .loss: return filtered.sorted { ($0.loss ?? -1, $1.peer) > ($1.loss ?? -1, $0.peer) }
+    case .jitter: return filtered.sorted { ($0.jitter ?? -1, $1.peer) > ($1.jitter ?? -1, $0.peer) }
+    case .peer: return filtered.sorted { $0.peer < $1.peer }
+    }
+  }
+
+  /// `matched/total`, or the rows' count from an agent that does not page.
+  var peerCount: String {
+    total.map { "\(matched)/\($0)" } ?? "\(rows.count)"
+  }
+
+  func render(size: (rows: Int, columns: Int)) -> [String] {
+    var lines: [String] = []
+    let when = time.map { Date(timeIntervalSince1970: $0).description } ?? "no tick yet"
+    lines.append(
+      "netquality top  \(when)  host rx \(Self.levelName(hostRx)) tx \(Self.levelName(hostTx))  "
+        + "peers \(peerCount)  sort: \(sort.rawValue)"
+        + (filter.isEmpty ? "" : "  filter: \(filter)"))
+    lines.append(
+      editing.map { "filter: \($0)_" }
+        ?? "keys: l level  o loss  j jitter  p peer  / filter  q quit")
+    lines.append("rx: " + Self.levelCounts(rxLevels) + "   tx: " + Self.levelCounts(txLevels))
+    if let error { lines.append("! " + TerminalText.sanitized(error)) }
+    lines.append(
+      Self.pad("PEER", 24) + Self.pad("STATE", 13) + Self.pad("RX", 10) + Self.pad("TX", 10)
+        + "  MOS   LOSS   JITTER      RTT  SOURCE")
+    for row in shownRows.prefix(max(0, size.rows - lines.count)) {
+      let rx = colored(Self.pad(Self.levelName(row.rx), 10), level: row.rx)
+      let tx = colored(Self.pad(Self.levelName(row.tx), 10), level: row.tx)
+      let numbers =
+        Self.right(row.mos.map { String(format: "%.2f", $0) } ?? "-", 5)
+        + Self.right(row.loss.map { String(format: "%.1f%%", $0 * 100) } ?? "-", 7)
+        + Self.right(row.jitter.map { String(format: "%.1f ms", $0) } ?? "-", 9)
+        + Self.right(row.rtt.map { String(format: "%.1f ms", $0) } ?? "-", 9) + "  "
+        + TerminalText.sanitized(row.source)
+      // Names and states are the agent's answer, sent to a terminal: no control character
+      // of theirs reaches it (a window title, the clipboard, a carriage return).
+      lines.append(
+        Self.pad(TerminalText.sanitized(row.peer), 24)
+          + Self.pad(TerminalText.sanitized(row.state), 13)
+          + rx + tx + numbers)
+    }
+    // Fit the width: cut what does not fit (colour codes take no columns).
+    return lines.map { Self.fit($0, columns: size.columns) }
+  }
+
+  /// `excellent 9990  good 5  down 2`: the levels some peers are at, best first, unknown last.
+  static func levelCounts(_ counts: [Int]) -> String {
+    let order = QualityLevel.allCases.filter { $0 != .unknown } + [.unknown]
+    let shown = order.compactMap { level in
+      counts.indices.contains(level.rawValue) && counts[level.rawValue] > 0
+        ? "\(level.name) \(counts[level.rawValue])" : nil
+    }
+    return shown.isEmpty ? "-" : shown.joined(separator: "  ")
+  }
+
+  func colored(_ text: String, level: Int) -> String {
+    guard color else { return text }
+    let code: String
+    switch level {
+    case 1, 2: code = "32"  // green
+    case 3: code = "33"  // yellow
+    case 4, 5, 6: code = "31"  // red
+    default: code = "2"  // dim
+    }
+    return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+  }
+
+  static func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width
+      ? String(text.prefix(width - 1)) + " "
+      : text + String(repeating: " ", count: width - text.count)
+  }
+
+  static func right(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - text.count)) + text
+  }
+
+  static func fit(_ line: String, columns: Int) -> String {
+    var visible = 0
+    var result = ""
+    var escape = false
+    for character in line {
+      if character == "\u{1B}" { escape = true }
+      if escape {
+        result.append(character)
+        if character == "m" { escape = false }
+        continue
+      }
+      guard visible < columns else { continue }
+      result.append(character)
+      visible += 1
+    }
+    return result
+  }
+}
