@@ -67,12 +67,10 @@ public final class ProbeSender {
       options.target.address.isIPv4 ? IPAddress(ipv4: 0, 0, 0, 0) : IPAddress(high: 0, low: 0)
     socket = try UDPSocket(binding: Endpoint(address: any, port: 0))
     try socket.setTrafficClass(options.dscp << 2)
-    // A window that holds every probe until its deadline, with room to spare.
-    let capacity = Int(
-      (options.ratePerSecond * (options.timeoutSeconds + 1)).rounded(.up) * 2)
     session = ProbeSession(
       target: options.target, deadlineSeconds: options.timeoutSeconds,
-      capacity: max(64, capacity))
+      capacity: ProbeSession.capacity(
+        ratePerSecond: options.ratePerSecond, deadlineSeconds: options.timeoutSeconds))
     intervalNanoseconds = max(1, Int64((1e9 / options.ratePerSecond).rounded()))
     errorEstimate = STAMPErrorEstimate(
       seconds: Self.unsynchronisedErrorSeconds, isSynchronized: options.clockSynchronized)
