@@ -86,6 +86,8 @@ public enum TimelineJSON {
         ("backward_lost", .integer(counts.backwardLost)),
         ("forward_loss_ratio", .number(counts.forwardLossRatio)),
         ("backward_loss_ratio", .number(counts.backwardLossRatio)),
+        ("late_stalled", .integer(counts.lateStalled)),
+        ("late_delayed", .integer(counts.lateDelayed)),
         ("duplicates", .integer(counts.duplicates)),
         ("reordered", .integer(counts.reordered)),
         ("bad_timestamps", .integer(counts.badTimestamps)),

@@ -144,7 +144,8 @@ public final class ProbeSender {
     }
   }
 
-  /// Reads every answer waiting on the socket; duplicates go to `sink` at once.
+  /// Reads every answer waiting on the socket; duplicates and late answers go to `sink` at
+  /// once.
   public func receiveAnswers(_ sink: (ProbeSample) -> Void) throws(SocketError) {
     while let datagram = try socket.receive(into: receiveBuffer) {
       guard datagram.source == options.target else {
@@ -181,10 +182,16 @@ public final class ProbeSender {
         receivedAt: receivedAt, reflectorSequence: packet.sequenceNumber,
         clocksSynchronized: options.clockSynchronized && packet.errorEstimate.isSynchronized,
         kernelTimestamp: datagram.timestampSource == .kernel)
-      if case .duplicate(let sample) = session.receive(
-        sequence: packet.senderSequenceNumber, reply: reply)
+      // Our own T1, copied back: the send time of a late answer's probe long forgotten.
+      let echoedSentAt = packet.senderTimestamp.time(
+        format: packet.senderErrorEstimate.timestampFormat, near: receivedAt)
+      switch session.receive(
+        sequence: packet.senderSequenceNumber, reply: reply, echoedSentAt: echoedSentAt)
       {
+      case .duplicate(let sample), .late(let sample):
         sink(sample)
+      case .accepted, .unexpected:
+        break
       }
     }
   }

@@ -119,14 +119,20 @@ public struct ProbeSession: Sendable {
     case accepted
     /// A second answer to the same probe: the sample to hand to the engine now.
     case duplicate(ProbeSample)
-    /// After its probe was settled as lost.
-    case late
+    /// After its probe was settled as lost: the sample to hand to the engine now (it tells a
+    /// stalled reflector from a slow path, see `ProbeTracker`).
+    case late(ProbeSample)
     /// To no probe remembered.
     case unexpected
   }
 
   /// An answer to probe `sequence` (the Session-Sender Sequence Number the reflector echoed).
-  public mutating func receive(sequence: UInt32, reply: ProbeReply) -> Answer {
+  /// `echoedSentAt`: its Session-Sender Timestamp (RFC 8762 section 4.3.1), our T1 as the
+  /// reflector copied it, the send time of a late answer's probe that `slots` no longer holds
+  /// (without it, T4 stands in).
+  public mutating func receive(
+    sequence: UInt32, reply: ProbeReply, echoedSentAt: CaptureTime? = nil
+  ) -> Answer {
     let age = Int64(Int32(bitPattern: nextSequence &- sequence))
     guard age > 0, age <= max(Self.lostHorizon, slots.count) else {
       unexpected += 1
@@ -143,7 +149,10 @@ public struct ProbeSession: Sendable {
       setLost(sequence, false)
       countReflectorNumber(reply.reflectorSequence)
       late += 1
-      return .late
+      return .late(
+        ProbeSample(
+          target: target, sequence: sequence, sentAt: echoedSentAt ?? reply.receivedAt,
+          outcome: .late(reply), reflectorGaps: reflectorGaps))
     }
     if let original = slot.reply {
       // Duplicated on the way there, the reflector numbered both copies: the second number is
@@ -162,7 +171,10 @@ public struct ProbeSession: Sendable {
       slots[index(sequence)].reply = reply
       setLost(sequence, false)
       late += 1
-      return .late
+      return .late(
+        ProbeSample(
+          target: target, sequence: sequence, sentAt: slot.sentAt, outcome: .late(reply),
+          reflectorGaps: reflectorGaps))
     }
     var reply = reply
     if let highestAnswered, Int32(bitPattern: sequence &- highestAnswered) < 0 {

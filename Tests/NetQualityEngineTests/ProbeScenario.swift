@@ -104,7 +104,9 @@ extension Scenario {
       case answer(ProbeReply)
     }
     var steps: [(time: Double, order: Int, sequence: Int, step: Step)] = []
+    var sentAt: [Int: CaptureTime] = [:]
     for probe in probes {
+      sentAt[probe.sequence] = Self.time(probe.sent)
       steps.append((probe.sent, 0, probe.sequence, .send))
       guard let arrival = probe.arrival, let backward = probe.backward,
         let number = numbers[probe.sequence], let read = readAt[probe.sequence]
@@ -126,10 +128,14 @@ extension Scenario {
       case .send:
         probeSession.sent(at: Self.time(time))
       case .answer(let reply):
-        if case .duplicate(let sample) = probeSession.receive(
-          sequence: UInt32(truncatingIfNeeded: sequence), reply: reply)
+        switch probeSession.receive(
+          sequence: UInt32(truncatingIfNeeded: sequence), reply: reply,
+          echoedSentAt: sentAt[sequence])
         {
+        case .duplicate(let sample), .late(let sample):
           engine.record(probe: sample)
+        case .accepted, .unexpected:
+          break
         }
       }
       settleProbes(at: time)

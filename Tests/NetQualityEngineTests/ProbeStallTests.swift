@@ -29,9 +29,15 @@ final class ProbeStallTests: XCTestCase {
     XCTAssertEqual(last.total.backwardLost, 0, "no answer died on the way back")
     XCTAssertEqual(last.pendingLost, 0)
     XCTAssertEqual(last.total.received, Int64(truth.sent - 750))
-    // Answers to probes settled lost long before (the first is 15 s old): late, not unknown.
+    // Answers to probes settled lost long before (the first is 15 s old): late, not unknown,
+    // and the reflector held them (T3 - T2 up to 15 s, the path's round trip 40 ms): lost
+    // neither way. The refused ones got no answer and no number: lost forward, as if the
+    // reflector's socket had dropped them.
     XCTAssertEqual(scenario.probeSession.late, 400)
     XCTAssertEqual(scenario.probeSession.unexpected, 0)
+    XCTAssertEqual(last.total.lateStalled, 400)
+    XCTAssertEqual(last.total.lateDelayed, 0)
+    XCTAssertEqual(last.total.forwardLost, 350)
   }
 
   func testABacklogTheSocketBufferCutShortIsNoBackwardLossEither() throws {
@@ -40,6 +46,7 @@ final class ProbeStallTests: XCTestCase {
     XCTAssertEqual(truth.droppedAtReflector, 494)
     let last = try XCTUnwrap(scenario.probePeers.last??.probe)
     XCTAssertEqual(last.total.backwardLost, 0)
-    XCTAssertEqual(scenario.probeSession.late, 256)
+    XCTAssertEqual(last.total.lateStalled, 256)
+    XCTAssertEqual(last.total.forwardLost, 494)
   }
 }

@@ -44,7 +44,11 @@ final class ProbeSessionTests: XCTestCase {
     XCTAssertFalse(answer.reordered)
     XCTAssertEqual(session.inFlight, 1)
     // An answer to probe 0 now is late: it was counted lost.
-    XCTAssertEqual(session.receive(sequence: 0, reply: reply(1010, reflectorSequence: 1)), .late)
+    guard
+      case .late(let late) = session.receive(sequence: 0, reply: reply(1010, reflectorSequence: 1))
+    else { return XCTFail("an answer after the deadline is late") }
+    XCTAssertEqual(late.sentAt, time(0))
+    XCTAssertEqual(late.outcome, .late(reply(1010, reflectorSequence: 1)))
     XCTAssertEqual(session.late, 1)
   }
 
@@ -150,10 +154,12 @@ final class ProbeSessionTests: XCTestCase {
       session.settle(now: time(sent)) { samples.append($0) }
       if index == 90 {
         for late in 10..<50 {
-          XCTAssertEqual(
-            session.receive(
-              sequence: UInt32(late), reply: reply(sent, reflectorSequence: UInt32(late))),
-            .late, "probe \(late)")
+          let answer = session.receive(
+            sequence: UInt32(late), reply: reply(sent, reflectorSequence: UInt32(late)),
+            echoedSentAt: time(Double(late) * 20))
+          guard case .late(let sample) = answer else { return XCTFail("probe \(late): \(answer)") }
+          // Its T1 as the reflector echoed it: the session no longer holds the probe.
+          XCTAssertEqual(sample.sentAt, time(Double(late) * 20))
         }
       }
       session.sent(at: time(sent))
@@ -182,7 +188,8 @@ final class ProbeSessionTests: XCTestCase {
     var session = ProbeSession(target: target, deadlineSeconds: 1)
     session.sent(at: time(0))
     XCTAssertEqual(settled(&session, at: 1000).map(\.outcome), [.lost])
-    XCTAssertEqual(session.receive(sequence: 0, reply: reply(1500, reflectorSequence: 0)), .late)
+    guard case .late = session.receive(sequence: 0, reply: reply(1500, reflectorSequence: 0))
+    else { return XCTFail("after the deadline") }
     guard case .duplicate = session.receive(sequence: 0, reply: reply(1501, reflectorSequence: 0))
     else { return XCTFail("a second copy of the late answer") }
     XCTAssertEqual(session.late, 1)
@@ -198,6 +205,7 @@ final class ProbeSessionTests: XCTestCase {
     // Probe 0 was lost, but as many probes have been sent since as the horizon holds.
     XCTAssertEqual(
       session.receive(sequence: 0, reply: reply(70_000, reflectorSequence: 0)), .unexpected)
-    XCTAssertEqual(session.receive(sequence: 1, reply: reply(70_000, reflectorSequence: 0)), .late)
+    guard case .late = session.receive(sequence: 1, reply: reply(70_000, reflectorSequence: 0))
+    else { return XCTFail("probe 1 is within the horizon") }
   }
 }

@@ -10,6 +10,11 @@ public struct ProbeCounts: Sendable, Equatable {
   public var backwardLost: Int64 = 0
   public var duplicates: Int64 = 0
   public var reordered: Int64 = 0
+  /// Answers that came after their probe's deadline (see `ProbeTracker`): held by the
+  /// reflector (it stalled; such a probe is lost neither way), or delayed by the path (lost in
+  /// the direction that delayed it).
+  public var lateStalled: Int64 = 0
+  public var lateDelayed: Int64 = 0
   /// Answers whose timestamps cannot be right (the reflector's turnaround longer than the
   /// whole round trip, a clock step on either side): no delay figure taken from them.
   public var badTimestamps: Int64 = 0
@@ -45,6 +50,8 @@ public struct ProbeCounts: Sendable, Equatable {
     backwardLost += other.backwardLost
     duplicates += other.duplicates
     reordered += other.reordered
+    lateStalled += other.lateStalled
+    lateDelayed += other.lateDelayed
     badTimestamps += other.badTimestamps
     roundTrip.merge(other.roundTrip)
     forwardDelay.merge(other.forwardDelay)
