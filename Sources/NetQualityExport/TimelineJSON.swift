@@ -84,6 +84,8 @@ public enum TimelineJSON {
         ("received", .integer(counts.received)),
         ("forward_lost", .integer(counts.forwardLost)),
         ("backward_lost", .integer(counts.backwardLost)),
+        ("outage_forward_lost", .integer(counts.outageForwardLost)),
+        ("outage_backward_lost", .integer(counts.outageBackwardLost)),
         ("forward_loss_ratio", .number(counts.forwardLossRatio)),
         ("backward_loss_ratio", .number(counts.backwardLossRatio)),
         ("late_stalled", .integer(counts.lateStalled)),

@@ -63,7 +63,12 @@ public struct ProbeTracker: Sendable {
     lastSentAt = firstSentAt
   }
 
-  public mutating func record(_ sample: ProbeSample) {
+  /// `outageAfterSeconds`: a silence of the answers this long is an outage (the connection
+  /// state's interruption interval), whose lost probes are counted apart (`ProbeCounts`).
+  public mutating func record(
+    _ sample: ProbeSample,
+    outageAfterSeconds: Double = ConnectionTimers().interruptedAfterSeconds
+  ) {
     lastSentAt = max(lastSentAt, sample.sentAt)
     switch sample.outcome {
     case .lost:
@@ -76,7 +81,7 @@ public struct ProbeTracker: Sendable {
     case .late(let reply):
       lateAnswer(sample, reply)
     case .replied(let reply):
-      answer(sample, reply)
+      answer(sample, reply, outageAfterSeconds: outageAfterSeconds)
     }
   }
 
@@ -87,8 +92,14 @@ public struct ProbeTracker: Sendable {
     backwardJitter.startWindow()
   }
 
-  private mutating func answer(_ sample: ProbeSample, _ reply: ProbeReply) {
-    if attributeLoss(reflectorGaps: sample.reflectorGaps) || lastReplyAt == nil {
+  private mutating func answer(
+    _ sample: ProbeSample, _ reply: ProbeReply, outageAfterSeconds: Double
+  ) {
+    // Silent since the latest answer in time, or since our first probe (a target that did not
+    // answer at first), as the connection state judges a probe peer.
+    let silence = reply.receivedAt.seconds(since: lastReplyAt ?? firstSentAt)
+    let outage = silence >= outageAfterSeconds
+    if attributeLoss(reflectorGaps: sample.reflectorGaps, outage: outage) || lastReplyAt == nil {
       resumedAt = reply.receivedAt
     }
     lastReplyAt = max(lastReplyAt ?? reply.receivedAt, reply.receivedAt)
@@ -179,9 +190,9 @@ public struct ProbeTracker: Sendable {
   /// answer came: the reflector's gaps not yet accounted for were lost backward (a gap filled
   /// after it was counted, by an answer that came late, is taken off the next split); of the
   /// others, those the reflector held past their deadline were lost neither way, those the
-  /// path delayed in the direction that delayed them, the rest forward. True when there were
-  /// any.
-  private mutating func attributeLoss(reflectorGaps: Int64) -> Bool {
+  /// path delayed in the direction that delayed them, the rest forward. After an `outage`
+  /// they are counted as its loss too. True when there were any.
+  private mutating func attributeLoss(reflectorGaps: Int64, outage: Bool) -> Bool {
     guard pendingLost > 0 else { return false }
     let gaps = min(max(reflectorGaps - gapsAttributed, 0), pendingLost)
     gapsAttributed += gaps
@@ -190,6 +201,11 @@ public struct ProbeTracker: Sendable {
     var counts = ProbeCounts()
     counts.backwardLost = gaps + delayedBackward
     counts.forwardLost = pendingLost - gaps - stalled - delayedBackward
+    if outage {
+      counts.outageForwardLost = counts.forwardLost
+      counts.outageBackwardLost = counts.backwardLost
+      counts.outagesEnded = 1
+    }
     add(counts)
     pendingLost = 0
     pendingStalled = 0
