@@ -133,38 +133,28 @@ final class ProbePeerTests: XCTestCase {
     XCTAssertEqual(try XCTUnwrap(peers.last??.state), .connected)
   }
 
-  /// 1.2 s more on the way back for 50 probes (a queue that built up): their answers come
-  /// after the deadline, the reflector's turnaround is 50 µs, so the path delayed them, on the
-  /// way back (T4 - T3 grew, T2 - T1 did not). Those late before the next answer in time is
-  /// settled are booked backward by their transit; the last 12 come after it, and the gaps
-  /// their numbers left had booked them backward already.
-  func testAnswersTheReturnPathDelayedPastTheDeadlineAreLostBackward() throws {
-    var scenario = Scenario()
-    var reflectorSequence = 0
-    scenario.probes(
-      seconds: 0..<20, firstReflectorSequence: &reflectorSequence,
-      backwardDelay: { (500..<550).contains($0) ? 1.22 : 0.02 })
-    scenario.finishProbes(until: 24)
-    let last = try XCTUnwrap(scenario.probePeers.last??.probe)
-    XCTAssertEqual(last.total.lateDelayed, 50)
-    XCTAssertEqual(last.total.lateStalled, 0)
-    XCTAssertEqual(last.total.backwardLost, 50)
-    XCTAssertEqual(last.total.forwardLost, 0)
-  }
-
-  /// The same on the way there: the reflector gets them late and numbers them late, so no gap
-  /// tells; their forward transit grew.
-  func testAnswersTheForwardPathDelayedPastTheDeadlineAreLostForward() throws {
-    var scenario = Scenario()
-    var reflectorSequence = 0
-    scenario.probes(
-      seconds: 0..<20, firstReflectorSequence: &reflectorSequence,
-      forwardDelay: { (500..<550).contains($0) ? 1.22 : 0.02 })
-    scenario.finishProbes(until: 24)
-    let last = try XCTUnwrap(scenario.probePeers.last??.probe)
-    XCTAssertEqual(last.total.lateDelayed, 50)
-    XCTAssertEqual(last.total.forwardLost, 50)
-    XCTAssertEqual(last.total.backwardLost, 0)
+  /// 1.2 s more for 50 probes (a queue that built up) on the way back, then on the way there:
+  /// their answers come after the deadline and the reflector's turnaround is 50 µs, so the
+  /// path delayed them, lost the way whose transit grew (T4 - T3 back, T2 - T1 there). Back:
+  /// those late before the next answer in time is settled are booked by their transit, the
+  /// last 12 after it, by the gaps their numbers had left. There: the reflector gets them
+  /// late and numbers them late, so no gap tells.
+  func testAnswersThePathDelayedPastTheDeadlineAreLostTheWayThatDelayedThem() throws {
+    for backward in [true, false] {
+      var scenario = Scenario()
+      var reflectorSequence = 0
+      let delay = { (index: Int) -> Double? in (500..<550).contains(index) ? 1.22 : 0.02 }
+      scenario.probes(
+        seconds: 0..<20, firstReflectorSequence: &reflectorSequence,
+        forwardDelay: backward ? { _ in 0.02 } : delay,
+        backwardDelay: backward ? delay : { _ in 0.02 })
+      scenario.finishProbes(until: 24)
+      let last = try XCTUnwrap(scenario.probePeers.last??.probe)
+      XCTAssertEqual(last.total.lateDelayed, 50)
+      XCTAssertEqual(last.total.lateStalled, 0)
+      XCTAssertEqual(last.total.backwardLost, backward ? 50 : 0)
+      XCTAssertEqual(last.total.forwardLost, backward ? 0 : 50)
+    }
   }
 
   /// A path cut for 15 s: its 750 lost probes are the outage's, which the connection state
