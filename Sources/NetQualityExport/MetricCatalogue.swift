@@ -257,6 +257,11 @@ extension MetricFamily {
   public static let probeLostPending = gauge(
     "netquality_probe_lost_pending", labels: ["peer"],
     "Probes lost since the latest answer, direction not known until the next one.")
+  public static let probeLateAnswersTotal = counter(
+    "netquality_probe_late_answers_total", labels: ["peer", "cause"],
+    "Answers that came after their probe's deadline, by cause: reflector_stall (the reflector "
+      + "held it longer than the path took: lost neither way), path_delay (lost in the "
+      + "direction that delayed it).")
   public static let probeDuplicatesTotal = counter(
     "netquality_probe_duplicates_total", labels: ["peer"], "Second answers to the same probe.")
   public static let probeReorderedTotal = counter(
@@ -393,7 +398,8 @@ public enum MetricCatalogue {
     .decodeErrorsTotal, .truncatedPacketsTotal, .captureClockStepsTotal,
     .captureOutOfOrderTimestampsTotal, .captureBadTimestampRecordsTotal,
     .probeInfo, .probeSentTotal, .probeReceivedTotal, .probeLostTotal, .probeLostPending,
-    .probeDuplicatesTotal, .probeReorderedTotal, .probeBadTimestampsTotal, .probeRTTSeconds,
+    .probeLateAnswersTotal, .probeDuplicatesTotal, .probeReorderedTotal, .probeBadTimestampsTotal,
+    .probeRTTSeconds,
     .probeDelaySeconds, .probeIPDVSeconds, .probeJitterSeconds, .probeAnswersRefusedTotal,
     .probeSendsMissedTotal,
     .reflectorReceivedPacketsTotal, .reflectorReceivedBytesTotal,

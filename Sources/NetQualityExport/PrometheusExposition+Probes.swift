@@ -30,6 +30,14 @@ extension PrometheusExposition {
     for (peer, probe) in probed {
       out.sample(.probeLostPending, [("peer", peer)], Double(probe.pendingLost))
     }
+    out.family(.probeLateAnswersTotal)
+    for (peer, probe) in probed {
+      for (cause, late) in [
+        ("reflector_stall", probe.total.lateStalled), ("path_delay", probe.total.lateDelayed),
+      ] {
+        out.sample(.probeLateAnswersTotal, [("peer", peer), ("cause", cause)], Double(late))
+      }
+    }
     counter(.probeDuplicatesTotal, probed, into: &out) { $0.duplicates }
     counter(.probeReorderedTotal, probed, into: &out) { $0.reordered }
     counter(.probeBadTimestampsTotal, probed, into: &out) { $0.badTimestamps }

@@ -69,12 +69,10 @@ public final class ProbeSender {
       options.target.address.isIPv4 ? IPAddress(ipv4: 0, 0, 0, 0) : IPAddress(high: 0, low: 0)
     socket = try UDPSocket(binding: Endpoint(address: any, port: 0))
     try socket.setTrafficClass(options.dscp << 2)
-    // A window that holds every probe until its deadline, with room to spare.
-    let capacity = Int(
-      (options.ratePerSecond * (options.timeoutSeconds + 1)).rounded(.up) * 2)
     session = ProbeSession(
       target: options.target, deadlineSeconds: options.timeoutSeconds,
-      capacity: max(64, capacity))
+      capacity: ProbeSession.capacity(
+        ratePerSecond: options.ratePerSecond, deadlineSeconds: options.timeoutSeconds))
     intervalNanoseconds = max(1, Int64((1e9 / options.ratePerSecond).rounded()))
     errorEstimate = STAMPErrorEstimate(
       seconds: Self.unsynchronisedErrorSeconds, isSynchronized: options.clockSynchronized)
@@ -148,7 +146,8 @@ public final class ProbeSender {
     }
   }
 
-  /// Reads every answer waiting on the socket; duplicates go to `sink` at once.
+  /// Reads every answer waiting on the socket; duplicates and late answers go to `sink` at
+  /// once.
   public func receiveAnswers(_ sink: (ProbeSample) -> Void) throws(SocketError) {
     while let datagram = try socket.receive(into: receiveBuffer) {
       guard datagram.source == options.target else {
@@ -185,10 +184,16 @@ public final class ProbeSender {
         receivedAt: receivedAt, reflectorSequence: packet.sequenceNumber,
         clocksSynchronized: options.clockSynchronized && packet.errorEstimate.isSynchronized,
         kernelTimestamp: datagram.timestampSource == .kernel)
-      if case .duplicate(let sample) = session.receive(
-        sequence: packet.senderSequenceNumber, reply: reply)
+      // Our own T1, copied back: the send time of a late answer's probe long forgotten.
+      let echoedSentAt = packet.senderTimestamp.time(
+        format: packet.senderErrorEstimate.timestampFormat, near: receivedAt)
+      switch session.receive(
+        sequence: packet.senderSequenceNumber, reply: reply, echoedSentAt: echoedSentAt)
       {
+      case .duplicate(let sample), .late(let sample):
         sink(sample)
+      case .accepted, .unexpected:
+        break
       }
     }
   }

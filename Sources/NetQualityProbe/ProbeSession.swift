@@ -10,9 +10,11 @@ public struct ProbeSession: Sendable {
   public let target: Endpoint
   /// How long an answer may take before its probe counts as lost.
   public let deadlineSeconds: Double
-  /// Answers that came after their probe was settled as lost (counted there, not refunded),
-  /// and answers to nothing in flight (a sequence number never sent, or too old to remember).
+  /// Answers that came after their probe was settled as lost, however long after (a reflector
+  /// that stalled answers its backlog when it goes on).
   public private(set) var late: Int64 = 0
+  /// Answers to nothing we know: a sequence number never sent or older than `lostHorizon`, or
+  /// a second answer to a probe `slots` no longer holds.
   public private(set) var unexpected: Int64 = 0
   /// Probes not sent because `capacity` were in flight (a target answering nothing at a rate
   /// the deadline cannot drain: the send loop is late, not the network).
@@ -21,6 +23,12 @@ public struct ProbeSession: Sendable {
   public private(set) var sentCount: Int64 = 0
 
   private var slots: [Slot]
+  /// One bit per probe of the last `lostHorizon` sent: settled lost, with no answer since.
+  /// `slots` holds only the probes in flight and a little more (4 s at the agent's 50/s), and a
+  /// reflector that stalled (stopped, swapped out) answers the probes queued in its socket when
+  /// it goes on, long after: those answers are late, and their reflector numbers no gap (read as
+  /// gaps, a 15 s stall's backlog was 400 probes lost backward).
+  private var lostBits: [UInt64]
   /// RFC 8762 section 4.2.1: the sequence number starts with 0 and grows by 1 per packet.
   private var nextSequence: UInt32 = 0
   private var nextToSettle: UInt32 = 0
@@ -42,6 +50,17 @@ public struct ProbeSession: Sendable {
   /// A reflector number this far below the highest is a new count (the reflector restarted,
   /// or dropped our session from its table), not an answer overtaken on the way.
   static let reflectorRestartDistance: Int64 = 1024
+
+  /// Probes whose loss is remembered for a late answer: 65,536 (8 KiB), 21 minutes at 50/s,
+  /// longer than a reflector keeps our session idle (`netquality reflect`: 300 s; after that its
+  /// numbers begin again, see `reflectorRestartDistance`).
+  public static let lostHorizon = 1 << 16
+
+  /// The `capacity` that holds every probe until its deadline with room to spare: twice the
+  /// probes of (deadline + 1) seconds at `ratePerSecond`, at least 64.
+  public static func capacity(ratePerSecond: Double, deadlineSeconds: Double) -> Int {
+    max(64, Int((ratePerSecond * (deadlineSeconds + 1)).rounded(.up) * 2))
+  }
 
   private struct Slot {
     var sequence: UInt32
@@ -66,6 +85,7 @@ public struct ProbeSession: Sendable {
     let size = max(16, capacity)
     slots = Array(
       repeating: Slot(sequence: .max, sentAt: .zero, reply: nil, settled: true), count: size)
+    lostBits = Array(repeating: 0, count: Self.lostHorizon / 64)
   }
 
   /// Probes sent and not settled yet.
@@ -86,6 +106,8 @@ public struct ProbeSession: Sendable {
     }
     slots[index(nextSequence)] = Slot(
       sequence: nextSequence, sentAt: time, reply: nil, settled: false)
+    // The bit of the probe `lostHorizon` before this one, forgotten now.
+    setLost(nextSequence, false)
     nextSequence &+= 1
     sentCount += 1
     return true
@@ -97,18 +119,40 @@ public struct ProbeSession: Sendable {
     case accepted
     /// A second answer to the same probe: the sample to hand to the engine now.
     case duplicate(ProbeSample)
-    /// After its probe was settled as lost.
-    case late
+    /// After its probe was settled as lost: the sample to hand to the engine now (it tells a
+    /// stalled reflector from a slow path, see `ProbeTracker`).
+    case late(ProbeSample)
     /// To no probe remembered.
     case unexpected
   }
 
   /// An answer to probe `sequence` (the Session-Sender Sequence Number the reflector echoed).
-  public mutating func receive(sequence: UInt32, reply: ProbeReply) -> Answer {
-    let slot = slots[index(sequence)]
-    guard slot.sequence == sequence, Int32(bitPattern: nextSequence &- sequence) > 0 else {
+  /// `echoedSentAt`: its Session-Sender Timestamp (RFC 8762 section 4.3.1), our T1 as the
+  /// reflector copied it, the send time of a late answer's probe that `slots` no longer holds
+  /// (without it, T4 stands in).
+  public mutating func receive(
+    sequence: UInt32, reply: ProbeReply, echoedSentAt: CaptureTime? = nil
+  ) -> Answer {
+    let age = Int64(Int32(bitPattern: nextSequence &- sequence))
+    guard age > 0, age <= max(Self.lostHorizon, slots.count) else {
       unexpected += 1
       return .unexpected
+    }
+    let slot = slots[index(sequence)]
+    guard slot.sequence == sequence else {
+      // Forgotten by `slots`: late if it settled lost and nothing answered it since. Anything
+      // else (a second answer to a probe answered long ago) cannot be told apart.
+      guard isLost(sequence) else {
+        unexpected += 1
+        return .unexpected
+      }
+      setLost(sequence, false)
+      countReflectorNumber(reply.reflectorSequence)
+      late += 1
+      return .late(
+        ProbeSample(
+          target: target, sequence: sequence, sentAt: echoedSentAt ?? reply.receivedAt,
+          outcome: .late(reply), reflectorGaps: reflectorGaps))
     }
     if let original = slot.reply {
       // Duplicated on the way there, the reflector numbered both copies: the second number is
@@ -123,8 +167,14 @@ public struct ProbeSession: Sendable {
     }
     countReflectorNumber(reply.reflectorSequence)
     if slot.settled {
+      // Kept, so that a second copy of it is a duplicate.
+      slots[index(sequence)].reply = reply
+      setLost(sequence, false)
       late += 1
-      return .late
+      return .late(
+        ProbeSample(
+          target: target, sequence: sequence, sentAt: slot.sentAt, outcome: .late(reply),
+          reflectorGaps: reflectorGaps))
     }
     var reply = reply
     if let highestAnswered, Int32(bitPattern: sequence &- highestAnswered) < 0 {
@@ -147,6 +197,7 @@ public struct ProbeSession: Sendable {
         outcome = .replied(reply)
       } else if now.seconds(since: slot.sentAt) >= deadlineSeconds {
         outcome = .lost
+        setLost(slot.sequence, true)
       } else {
         return
       }
@@ -179,5 +230,19 @@ public struct ProbeSession: Sendable {
 
   private func index(_ sequence: UInt32) -> Int {
     Int(sequence % UInt32(slots.count))
+  }
+
+  private func isLost(_ sequence: UInt32) -> Bool {
+    let bit = Int(sequence % UInt32(Self.lostHorizon))
+    return lostBits[bit / 64] & (1 << UInt64(bit % 64)) != 0
+  }
+
+  private mutating func setLost(_ sequence: UInt32, _ lost: Bool) {
+    let bit = Int(sequence % UInt32(Self.lostHorizon))
+    if lost {
+      lostBits[bit / 64] |= 1 << UInt64(bit % 64)
+    } else {
+      lostBits[bit / 64] &= ~(1 << UInt64(bit % 64))
+    }
   }
 }

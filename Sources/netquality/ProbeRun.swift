@@ -74,6 +74,9 @@ struct ProbeRun {
       return "seq=\(sample.sequence) lost"
     case .duplicate:
       return "seq=\(sample.sequence) duplicate"
+    case .late(let reply):
+      let after = reply.receivedAt.seconds(since: sample.sentAt) * 1000
+      return "seq=\(sample.sequence) late (\(DecimalText.fixed(after, places: 3)) ms after it left)"
     case .replied(let reply):
       let turnaround = reply.reflectorSentAt.seconds(since: reply.reflectorReceivedAt)
       let rtt = (reply.receivedAt.seconds(since: sample.sentAt) - turnaround) * 1000

@@ -133,6 +133,74 @@ final class ProbePeerTests: XCTestCase {
     XCTAssertEqual(try XCTUnwrap(peers.last??.state), .connected)
   }
 
+  /// 1.2 s more for 50 probes (a queue that built up) on the way back, then on the way there:
+  /// their answers come after the deadline and the reflector's turnaround is 50 µs, so the
+  /// path delayed them, lost the way whose transit grew (T4 - T3 back, T2 - T1 there). Back:
+  /// those late before the next answer in time is settled are booked by their transit, the
+  /// last 12 after it, by the gaps their numbers had left. There: the reflector gets them
+  /// late and numbers them late, so no gap tells.
+  func testAnswersThePathDelayedPastTheDeadlineAreLostTheWayThatDelayedThem() throws {
+    for backward in [true, false] {
+      var scenario = Scenario()
+      var reflectorSequence = 0
+      let delay = { (index: Int) -> Double? in (500..<550).contains(index) ? 1.22 : 0.02 }
+      scenario.probes(
+        seconds: 0..<20, firstReflectorSequence: &reflectorSequence,
+        forwardDelay: backward ? { _ in 0.02 } : delay,
+        backwardDelay: backward ? delay : { _ in 0.02 })
+      scenario.finishProbes(until: 24)
+      let last = try XCTUnwrap(scenario.probePeers.last??.probe)
+      XCTAssertEqual(last.total.lateDelayed, 50)
+      XCTAssertEqual(last.total.lateStalled, 0)
+      XCTAssertEqual(last.total.backwardLost, backward ? 50 : 0)
+      XCTAssertEqual(last.total.forwardLost, backward ? 0 : 50)
+    }
+  }
+
+  /// A path cut for 15 s: its 750 lost probes are the outage's, which the connection state
+  /// reports. Scored in the windows after it (pooled over 3), they made tx very bad for three
+  /// ticks after the recovery and fired `peer_tx_quality_bad`.
+  func testAnOutageRaisesNoQualityAlertAfterItsRecovery() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    let cut = { (index: Int) -> Double? in index >= 500 && index < 1250 ? nil : 0.02 }
+    scenario.probes(
+      seconds: 0..<40, firstReflectorSequence: &reflectorSequence, forwardDelay: cut)
+    let events = scenario.events.filter { $0.peer == Scenario.peer }
+    let recovered = try XCTUnwrap(events.first { $0.kind == .recovered })
+    XCTAssertFalse(
+      events.contains { $0.kind == .alertFiring && $0.alert?.rule != "peer_disconnected" },
+      "\(events.compactMap(\.alert?.summary))")
+    XCTAssertFalse(events.contains { $0.kind == .alertFiring && $0.time >= recovered.time })
+    let recoveryTick = try XCTUnwrap(
+      scenario.ticks.firstIndex { $0.events.contains { $0.kind == .recovered } })
+    for peer in scenario.probePeers.dropFirst(recoveryTick) {
+      XCTAssertEqual(peer?.tx.rawLevel, .excellent)
+      XCTAssertEqual(peer?.rx.rawLevel, .excellent)
+    }
+    let last = try XCTUnwrap(scenario.probePeers.last??.probe)
+    XCTAssertEqual(last.total.forwardLost, 750)
+    XCTAssertEqual(last.total.outageForwardLost, 750)
+  }
+
+  /// A cut shorter than the interruption interval (4 s) is no outage of the connection state:
+  /// nothing else reports it, and its loss is scored as loss.
+  func testACutShorterThanTheInterruptionIsScoredAsLoss() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    // 2 s without an answer from 10 s: 100 probes lost on the way there.
+    let cut = { (index: Int) -> Double? in index >= 500 && index < 600 ? nil : 0.02 }
+    scenario.probes(
+      seconds: 0..<30, firstReflectorSequence: &reflectorSequence, forwardDelay: cut)
+    let events = scenario.events.filter { $0.peer == Scenario.peer }
+    XCTAssertFalse(events.contains { $0.kind == .interrupted })
+    let worst = scenario.probePeers.compactMap { $0?.tx.rawLevel }.max()
+    XCTAssertEqual(worst, .veryBad)
+    let last = try XCTUnwrap(scenario.probePeers.last??.probe)
+    XCTAssertEqual(last.total.forwardLost, 100)
+    XCTAssertEqual(last.total.outageForwardLost, 0)
+  }
+
   func testATargetThatNeverAnswersIsNeverConnected() throws {
     var scenario = Scenario()
     var reflectorSequence = 0

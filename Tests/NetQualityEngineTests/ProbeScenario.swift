@@ -12,18 +12,35 @@ extension Scenario {
     var sent = 0
     var forwardDropped = 0
     var backwardDropped = 0
+    /// A stalled reflector's backlog: answered when it went on, refused (its rate limit), or
+    /// dropped by its full socket buffer.
+    var answeredLate = 0
+    var refused = 0
+    var droppedAtReflector = 0
+  }
+
+  /// A reflector that stops reading (SIGSTOP) over `seconds`: the probes reaching it meanwhile
+  /// wait in its socket buffer (at most `queued`; the kernel drops the rest), and when it goes
+  /// on it reads them all at once, answers the first `answered` (its per-source token bucket's
+  /// burst: 400 in `netquality reflect`) and refuses the rest unnumbered (rate limited).
+  struct ReflectorStall {
+    var seconds: Range<Double>
+    var queued = Int.max
+    var answered = 400
   }
 
   /// Probes at `rate` per second over [start, end) seconds, numbered on from the session's
   /// next sequence number. `forwardDelay(i)` and `backwardDelay(i)` are one-way delays in
   /// seconds of probe i (nil drops it in that direction). The reflector numbers the probes in
   /// the order they reach it, from `firstReflectorSequence`; its clock runs `reflectorOffset`
-  /// seconds ahead and it holds each probe 50 µs.
+  /// seconds ahead and it holds each probe 50 µs (reading one takes it 10 µs), or, in a
+  /// `stall`, until it goes on.
   @discardableResult
   mutating func probes(
     seconds range: Range<Double>, rate: Double = 50, firstReflectorSequence: inout Int,
     reflectorOffset: Double = 3.5, synchronized: Bool = false,
-    forwardDelay: (Int) -> Double? = { _ in 0.02 }, backwardDelay: (Int) -> Double? = { _ in 0.02 }
+    forwardDelay: (Int) -> Double? = { _ in 0.02 }, backwardDelay: (Int) -> Double? = { _ in 0.02 },
+    stall: ReflectorStall? = nil
   ) -> ProbeTruth {
     var truth = ProbeTruth()
     let count = Int(((range.upperBound - range.lowerBound) * rate).rounded())
@@ -35,6 +52,8 @@ extension Scenario {
       var backward: Double?
     }
     var probes: [Probe] = []
+    // When the reflector read each probe it answers (T3 is 50 µs after).
+    var readAt: [Int: Double] = [:]
     for offset in 0..<count {
       let sequence = first + offset
       let sent = range.lowerBound + Double(offset) / rate
@@ -50,11 +69,32 @@ extension Scenario {
         truth.backwardDropped += 1
       }
     }
-    // The reflector's numbers, in the order the probes reach it.
+    // The reflector reads the probes in the order they reach it (a stall's backlog when it
+    // goes on) and numbers those it answers.
     var numbers: [Int: Int] = [:]
+    var lastRead = -Double.infinity
+    var backlog = 0
     for probe in probes.filter({ $0.arrival != nil }).sorted(by: {
       ($0.arrival ?? 0, $0.sequence) < ($1.arrival ?? 0, $1.sequence)
     }) {
+      guard let arrival = probe.arrival else { continue }
+      var ready = arrival
+      if let stall, stall.seconds.contains(arrival) {
+        backlog += 1
+        guard backlog <= stall.queued else {
+          truth.droppedAtReflector += 1
+          continue
+        }
+        ready = stall.seconds.upperBound
+        guard backlog <= stall.answered else {
+          truth.refused += 1
+          lastRead = max(ready, lastRead + 0.000_01)
+          continue
+        }
+        truth.answeredLate += 1
+      }
+      lastRead = ready > lastRead ? ready : lastRead + 0.000_01
+      readAt[probe.sequence] = lastRead
       numbers[probe.sequence] = firstReflectorSequence
       firstReflectorSequence += 1
     }
@@ -64,13 +104,16 @@ extension Scenario {
       case answer(ProbeReply)
     }
     var steps: [(time: Double, order: Int, sequence: Int, step: Step)] = []
+    var sentAt: [Int: CaptureTime] = [:]
     for probe in probes {
+      sentAt[probe.sequence] = Self.time(probe.sent)
       steps.append((probe.sent, 0, probe.sequence, .send))
       guard let arrival = probe.arrival, let backward = probe.backward,
-        let number = numbers[probe.sequence]
+        let number = numbers[probe.sequence], let read = readAt[probe.sequence]
       else { continue }
+      // T2 is the kernel's receive time, T3 the reflector's send.
       let t2 = arrival + reflectorOffset
-      let t3 = t2 + 0.000_05
+      let t3 = read + reflectorOffset + 0.000_05
       let t4 = t3 - reflectorOffset + backward
       let reply = ProbeReply(
         reflectorReceivedAt: Self.time(t2), reflectorSentAt: Self.time(t3),
@@ -85,10 +128,14 @@ extension Scenario {
       case .send:
         probeSession.sent(at: Self.time(time))
       case .answer(let reply):
-        if case .duplicate(let sample) = probeSession.receive(
-          sequence: UInt32(truncatingIfNeeded: sequence), reply: reply)
+        switch probeSession.receive(
+          sequence: UInt32(truncatingIfNeeded: sequence), reply: reply,
+          echoedSentAt: sentAt[sequence])
         {
+        case .duplicate(let sample), .late(let sample):
           engine.record(probe: sample)
+        case .accepted, .unexpected:
+          break
         }
       }
       settleProbes(at: time)

@@ -32,6 +32,10 @@ final class ProbeRenderingTests: XCTestCase {
     XCTAssertTrue(text.contains("netquality_probe_lost_total{\(peer),direction=\"forward\"} 15\n"))
     XCTAssertTrue(text.contains("netquality_probe_lost_total{\(peer),direction=\"backward\"} 6\n"))
     XCTAssertTrue(text.contains("netquality_probe_received_total{\(peer)} 129\n"))
+    for cause in ["reflector_stall", "path_delay"] {
+      XCTAssertTrue(
+        text.contains("netquality_probe_late_answers_total{\(peer),cause=\"\(cause)\"} 0\n"))
+    }
     XCTAssertTrue(text.contains("netquality_probe_rtt_seconds_bucket{\(peer),le=\"0.02\"} 0\n"))
     XCTAssertTrue(text.contains("netquality_probe_rtt_seconds_bucket{\(peer),le=\"0.05\"} 129\n"))
     XCTAssertTrue(text.contains("netquality_probe_rtt_seconds_count{\(peer)} 129\n"))

@@ -44,7 +44,11 @@ final class ProbeSessionTests: XCTestCase {
     XCTAssertFalse(answer.reordered)
     XCTAssertEqual(session.inFlight, 1)
     // An answer to probe 0 now is late: it was counted lost.
-    XCTAssertEqual(session.receive(sequence: 0, reply: reply(1010, reflectorSequence: 1)), .late)
+    guard
+      case .late(let late) = session.receive(sequence: 0, reply: reply(1010, reflectorSequence: 1))
+    else { return XCTFail("an answer after the deadline is late") }
+    XCTAssertEqual(late.sentAt, time(0))
+    XCTAssertEqual(late.outcome, .late(reply(1010, reflectorSequence: 1)))
     XCTAssertEqual(session.late, 1)
   }
 
@@ -134,5 +138,74 @@ final class ProbeSessionTests: XCTestCase {
         reply: reply(Double(index) + 5, reflectorSequence: UInt32(index - 2000)))
     }
     XCTAssertEqual(session.reflectorGaps, 2)
+  }
+
+  /// A reflector stopped for a while answers its backlog when it goes on: answers to probes
+  /// settled lost long ago, which the in-flight window no longer holds. They are late, and
+  /// their reflector numbers fill no gap: read as gaps, they made the backlog backward loss.
+  func testABacklogAnsweredLongAfterIsLateAndLeavesNoGap() {
+    var session = ProbeSession(target: target, deadlineSeconds: 0.1, capacity: 16)
+    var samples: [ProbeSample] = []
+    // Probes every 20 ms; the reflector answers 0-9 (numbers 0-9), stops from 200 to 1,800 ms,
+    // then answers the first 40 of its backlog at once (10-49, numbers 10-49), refuses the
+    // rest unnumbered (50-89) and answers 90-99 in time (numbers 50-59).
+    for index in 0..<100 {
+      let sent = Double(index) * 20
+      session.settle(now: time(sent)) { samples.append($0) }
+      if index == 90 {
+        for late in 10..<50 {
+          let answer = session.receive(
+            sequence: UInt32(late), reply: reply(sent, reflectorSequence: UInt32(late)),
+            echoedSentAt: time(Double(late) * 20))
+          guard case .late(let sample) = answer else { return XCTFail("probe \(late): \(answer)") }
+          // Its T1 as the reflector echoed it: the session no longer holds the probe.
+          XCTAssertEqual(sample.sentAt, time(Double(late) * 20))
+        }
+      }
+      session.sent(at: time(sent))
+      let number = index < 10 ? index : index >= 90 ? index - 40 : nil
+      if let number {
+        XCTAssertEqual(
+          session.receive(
+            sequence: UInt32(index), reply: reply(sent + 20, reflectorSequence: UInt32(number))),
+          .accepted)
+      }
+    }
+    session.settle(now: time(3000)) { samples.append($0) }
+    XCTAssertEqual(session.late, 40)
+    XCTAssertEqual(session.unexpected, 0)
+    XCTAssertEqual(session.reflectorGaps, 0)
+    XCTAssertEqual(samples.count, 100)
+    XCTAssertEqual(samples.filter { $0.outcome == .lost }.count, 80)
+    XCTAssertEqual(samples.last?.reflectorGaps, 0)
+    // A second copy of an answer to a probe no longer held cannot be told from a first.
+    XCTAssertEqual(
+      session.receive(sequence: 20, reply: reply(3001, reflectorSequence: 20)), .unexpected)
+    XCTAssertEqual(session.reflectorGaps, 0)
+  }
+
+  func testALateAnswerStillHeldTurnsASecondCopyIntoADuplicate() {
+    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    session.sent(at: time(0))
+    XCTAssertEqual(settled(&session, at: 1000).map(\.outcome), [.lost])
+    guard case .late = session.receive(sequence: 0, reply: reply(1500, reflectorSequence: 0))
+    else { return XCTFail("after the deadline") }
+    guard case .duplicate = session.receive(sequence: 0, reply: reply(1501, reflectorSequence: 0))
+    else { return XCTFail("a second copy of the late answer") }
+    XCTAssertEqual(session.late, 1)
+    XCTAssertEqual(session.reflectorGaps, 0)
+  }
+
+  func testAnAnswerOlderThanTheLossHorizonIsUnexpected() {
+    var session = ProbeSession(target: target, deadlineSeconds: 1, capacity: 16)
+    for index in 0...ProbeSession.lostHorizon {
+      session.sent(at: time(Double(index)))
+      _ = settled(&session, at: Double(index) + 1000)
+    }
+    // Probe 0 was lost, but as many probes have been sent since as the horizon holds.
+    XCTAssertEqual(
+      session.receive(sequence: 0, reply: reply(70_000, reflectorSequence: 0)), .unexpected)
+    guard case .late = session.receive(sequence: 1, reply: reply(70_000, reflectorSequence: 0))
+    else { return XCTFail("probe 1 is within the horizon") }
   }
 }

@@ -25,10 +25,23 @@
 #      again after it is removed, with one disconnected and one recovered event in the agent's
 #      log and exactly the dropped probes as lost forward, none backward.
 #   4. `promtool check metrics` on the agent's /metrics while it probes: clean.
+#   5. A stall, during the outage of 3: the agent also probes a second `netquality reflect`
+#      (10.204.1.3 in the middle namespace, no relay), stopped with SIGSTOP for the same 15 s
+#      and continued with SIGCONT; an nftables counter on the sender's egress counts the probes
+#      sent to it meanwhile. When it goes on it answers the oldest 400 probes queued in its
+#      socket (its per-source burst) and refuses the rest. From the agent's /metrics before
+#      the stall and 7 s after its recovery (three ticks and more: a quality alert would have
+#      fired by then): no probe lost backward, the late answers counted as the reflector's
+#      stall, forward loss + stalled answers = the probes sent in the stall (± 2 at its
+#      edges); at the end the reflector's replies = the agent's answers in time + late ones,
+#      exactly. Disconnected and recovered once in the agent's log, and no quality alert for
+#      either peer in its log or in /api/v1/alerts (before 894eff0 the outage's loss, scored
+#      after the recovery, fired peer_rx/tx_quality_bad 4 s after it; before ad4a11a the
+#      backlog was 400 probes lost backward).
 #
 #   tests/e2e/probes-truth.sh     (root, for the namespaces, nftables and chrt; skips otherwise)
 #   INTERVAL_MS=25 probes every 25 ms instead of 10 (no probe overtakes another then).
-#   About 1 min 50 s (50 s of it the 5,000 probes).
+#   About 1 min 30 s (50 s of it the 5,000 probes, 12 s the stall of 5 after the outage).
 #   KEEP=1 keeps the work directory (relay stats and packet logs, both tools' JSON, the polls,
 #   the agent's log and dashboard).
 set -euo pipefail
@@ -71,6 +84,7 @@ ip link set "${tag}r1" netns "$relay_ns"
 ip link set "${tag}f0" netns "$reflector_ns"
 ip -n "$sender_ns" addr add 10.204.1.1/24 dev "${tag}s0"
 ip -n "$relay_ns" addr add 10.204.1.2/24 dev "${tag}r0"
+ip -n "$relay_ns" addr add 10.204.1.3/24 dev "${tag}r0"  # the stalling reflector of 5
 ip -n "$relay_ns" addr add 10.204.2.1/24 dev "${tag}r1"
 ip -n "$reflector_ns" addr add 10.204.2.2/24 dev "${tag}f0"
 ip -n "$sender_ns" link set "${tag}s0" up
@@ -169,11 +183,23 @@ stop_relay B "$relay_b_pid"
 python3 "$checker" compare "$work/ours.json" "$work/relay-A.json" "$work/relay-A.csv" \
   "$work/irtt.json" "$work/relay-B.json" "$work/relay-B.csv" || failed=$((failed + 1))
 
-# 3 and 4. The agent, probing the reflector through relay C, in the sender's namespace. It
-# captures on lo only, where nothing is UDP: the peer is the probes' alone.
+# 3, 4 and 5. The agent, probing the reflector through relay C and the stalling reflector
+# directly, in the sender's namespace. It captures on lo only, where nothing is UDP: the peers
+# are the probes' alone.
 start_relay C 10.204.2.2:8620 --forward-delay-ms 20 --backward-delay-ms 10
 relay_c_pid=$relay_pid
 peer=reflector-c
+stall_peer=reflector-stall
+stall_port=8621
+spawn ip netns exec "$relay_ns" "$netquality" reflect --listen "10.204.1.3:$stall_port" \
+  >"$work/stall-reflector.out" 2>"$work/stall-reflector.err"
+stall_pid=$!  # `ip netns exec` and `env` exec: this is the reflector itself (checked below)
+pids+=("$stall_pid")
+wait_until 10 "the stalling reflector's ready line" \
+  grep -q '^reflecting on ' "$work/stall-reflector.out" \
+  || { cat "$work/stall-reflector.err"; exit 1; }
+[ "$(cat "/proc/$stall_pid/comm")" = netquality ] \
+  || { echo "FAIL pid $stall_pid is $(cat "/proc/$stall_pid/comm"), not the reflector"; exit 1; }
 cat >"$work/agent.yaml" <<YAML
 interfaces: [lo]
 listen: "127.0.0.1:19473"
@@ -182,28 +208,37 @@ probes:
     name: $peer
     rate: 50
     timeout: 1
+  - target: "10.204.1.3:$stall_port"
+    name: $stall_peer
+    rate: 50
+    timeout: 1
 YAML
 spawn ip netns exec "$sender_ns" "$netquality" run --config "$work/agent.yaml" \
   --dashboard "$work/dashboard.txt" 2>"$work/agent.log"
 pids+=($!)
 in_sender() { ip netns exec "$sender_ns" "$@"; }
 api=http://127.0.0.1:19473
-peer_state() {  # true when the peer's state is $1 at the last tick
+peer_state() {  # peer_state PEER STATE: true when PEER's state is STATE at the last tick
   in_sender python3 -c 'import json, sys, urllib.request
 peers = json.load(urllib.request.urlopen(sys.argv[1], timeout=2))["peers"]
 sys.exit(0 if any(p["peer"] == sys.argv[2] and p["state"] == sys.argv[3] for p in peers) else 1)' \
-    "$api/api/v1/peers" "$peer" "$1"
+    "$api/api/v1/peers" "$1" "$2"
 }
-if ! wait_until 30 "the agent's peer $peer connected" peer_state connected; then
+api_get() {  # api_get PATH FILE: the agent's answer to GET PATH
+  in_sender python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+    "$api$1" >"$2"
+}
+if ! wait_until 30 "the agent's peer $peer connected" peer_state "$peer" connected; then
   tail -20 "$work/agent.log"
   exit 1
 fi
 echo "ok   the agent probes $peer through relay C"
+wait_until 10 "the agent's peer $stall_peer connected" peer_state "$stall_peer" connected \
+  || { tail -20 "$work/agent.log"; exit 1; }
 
 # 4. A scrape while it probes.
-in_sender python3 -c 'import sys, urllib.request
-sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
-  "$api/metrics" >"$work/metrics.txt"
+api_get /metrics "$work/metrics.txt"
 if promtool check metrics <"$work/metrics.txt" >"$work/promtool.out" 2>&1; then
   echo "ok   promtool check metrics is clean on a scrape" \
     "($(grep -c '^netquality_probe_' "$work/metrics.txt") probe samples)"
@@ -223,8 +258,15 @@ nft_sender add table netdev nqtruth
 nft_sender add chain netdev nqtruth egress \
   "{ type filter hook egress device \"${tag}s0\" priority 0; }"
 nft_sender add counter netdev nqtruth dropped
+nft_sender add counter netdev nqtruth stall_sent
 sleep 2  # two polls of the peer connected before the drop: the experiment, not a wait
+# 5 begins with it: the figures before, then the count of the probes sent to the stalling
+# reflector from its stop to its continuation (the rule goes with the chain's flush below).
+api_get /metrics "$work/stall-before.txt"
 nft_sender add rule netdev nqtruth egress udp dport "$relay_port" counter name dropped drop
+nft_sender add rule netdev nqtruth egress ip daddr 10.204.1.3 udp dport "$stall_port" \
+  counter name stall_sent
+kill -s STOP "$stall_pid"
 # The drop's start: right after the rule is in. A probe sent before this may still be answered
 # (its answer comes within a round trip, ~30 ms here); none sent after it is.
 rule_added=$(date +%s.%N)
@@ -236,6 +278,7 @@ wait_until 17 "the peer disconnected (12 s after the drop, plus a tick)" \
   grep -q '"state": "disconnected"' "$work/polls.jsonl" || true
 sleep "$(python3 -c "import time; print(max(0, 15 - (time.time() - $rule_added)))")"
 nft_sender flush chain netdev nqtruth egress
+kill -s CONT "$stall_pid"
 rule_removed=$(date +%s.%N)
 dropped=$(nft_sender -j list counter netdev nqtruth dropped | python3 -c 'import json, sys
 print([e["counter"]["packets"] for e in json.load(sys.stdin)["nftables"] if "counter" in e][0])')
@@ -253,6 +296,25 @@ python3 "$checker" outage "$work/polls.jsonl" "$work/agent.log" "$peer" "$rule_a
   "$rule_removed" "$dropped" || failed=$((failed + 1))
 stop_relay C "$relay_c_pid"
 
+# 5. The stall's figures: 7 s after the stalling reflector's peer is connected again (three 2 s
+# ticks and one more: the for-3 quality alerts of the outage's loss fired 4 s after it).
+stall_sent=$(nft_sender -j list counter netdev nqtruth stall_sent | python3 -c 'import json, sys
+print([e["counter"]["packets"] for e in json.load(sys.stdin)["nftables"] if "counter" in e][0])')
+wait_until 10 "the agent's peer $stall_peer connected again" \
+  peer_state "$stall_peer" connected || true
+sleep 7  # the observation after the recovery, not a wait for an event
+api_get /metrics "$work/stall-after.txt"
+api_get /api/v1/alerts "$work/alerts.json"
+# The reflector's own count of its replies, at its exit; the agent's answers settle within
+# its 1 s deadline and show at the next tick (2 s).
+kill -s INT "$stall_pid"
+wait_exit 10 "$stall_pid" || fail "the stalling reflector did not exit within 10 s of SIGINT"
+sleep 3.5  # the answers in flight settled and a tick published them
+api_get /metrics "$work/stall-final.txt"
+python3 "$checker" stall "$work/stall-before.txt" "$work/stall-after.txt" \
+  "$work/stall-final.txt" "$work/stall-reflector.out" "$work/alerts.json" "$work/agent.log" \
+  "$stall_peer" "$stall_sent" || failed=$((failed + 1))
+
 echo "     $(($(date +%s) - started)) s in all"
 if [ "$failed" -ne 0 ]; then
   echo "agent log:"
@@ -260,4 +322,4 @@ if [ "$failed" -ne 0 ]; then
   echo "FAIL $failed check(s) of the probes failed"
   exit 1
 fi
-echo "PASS our probes measure what the relay applied, agree with irtt, and see the outage"
+echo "PASS our probes measure what the relay applied, agree with irtt, and see the outage and the stall"

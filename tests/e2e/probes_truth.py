@@ -13,12 +13,19 @@ relay (netquality-impair) in front of its reflector, and the agent through an ou
         {"t": time, "error": text}.
     probes_truth.py outage POLLS.jsonl AGENT.log PEER RULE_ADDED RULE_REMOVED DROPPED
         The outage's checks on the polls (times in Unix seconds; DROPPED the nftables counter).
+    probes_truth.py stall BEFORE.txt AFTER.txt FINAL.txt REFLECTOR.out ALERTS.json AGENT.log
+                          PEER SENT
+        The stall's checks: the agent's /metrics before the reflector's SIGSTOP, after its
+        recovery and after the reflector's exit, against SENT (the nftables count of the probes
+        sent to it while it was stopped) and the reflector's own counters (its exit line);
+        its alerts (/api/v1/alerts) and log.
 
 The relays are the truth: counts are compared with the relay's counts, never with the
 configured percentage, and delays with the delays the relay applied and wrote in its log.
 """
 import csv
 import json
+import re
 import sys
 import time
 import urllib.request
@@ -365,8 +372,93 @@ def outage(polls_path, log_path, peer, rule_added, rule_removed, dropped):
     return 1 if failures else 0
 
 
+def probe_figures(path, peer):
+    """The peer's netquality_probe_* samples of a scrape, keyed by name and its other labels,
+    e.g. 'lost_total{direction=backward}'."""
+    figures = {}
+    for line in open(path):
+        match = re.match(r'netquality_probe_(\w+)\{([^}]*)\} (\S+)$', line.strip())
+        if not match:
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', match.group(2)))
+        if labels.pop("peer", None) != peer or "le" in labels:
+            continue
+        key = match.group(1) + ("{" + ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
+                                + "}" if labels else "")
+        figures[key] = float(match.group(3))
+    return figures
+
+
+# The probes the stall's edges may add or take: one sent between the counting rule and the
+# SIGSTOP and answered in time, one sent between the rule's removal and the SIGCONT and
+# answered late (20 ms apart at 50/s; the commands are milliseconds apart).
+STALL_EDGE_PROBES = 2
+
+
+def stall(before_path, after_path, final_path, reflector_path, alerts_path, log_path, peer,
+          sent):
+    sent = int(sent)
+    failures = 0
+
+    def check(ok, text):
+        nonlocal failures
+        print(("ok   " if ok else "FAIL ") + "stall: " + text)
+        failures += not ok
+
+    before, after, final = (probe_figures(path, peer)
+                            for path in (before_path, after_path, final_path))
+    if not before or not after or not final:
+        check(False, f"no netquality_probe_* samples for {peer} in a scrape")
+        return 1
+
+    def grew(key):
+        return int(after.get(key, 0) - before.get(key, 0))
+
+    forward = grew("lost_total{direction=forward}")
+    backward = grew("lost_total{direction=backward}")
+    stalled = grew("late_answers_total{cause=reflector_stall}")
+    delayed = grew("late_answers_total{cause=path_delay}")
+    counters = [line for line in open(reflector_path) if line.startswith("received ")]
+    reflector = counters[-1] if counters else ""
+    reflected = re.search(r"reflected (\d+) ", reflector)
+    rate_limited = re.search(r"rate_limited=(\d+)", reflector)
+    print(f"     {sent} probes sent while the reflector was stopped; the agent: {forward} lost "
+          f"forward, {backward} backward, {stalled} late (reflector_stall), {delayed} late "
+          f"(path_delay); the reflector refused {rate_limited and rate_limited.group(1)} "
+          f"(rate_limited) in all")
+    check(backward == 0, f"no probe lost backward for the backlog ({backward})")
+    check(stalled > 0 and delayed == 0,
+          f"the backlog's answers counted late, as the reflector's stall ({stalled}; path "
+          f"delay {delayed})")
+    check(sent > 0 and abs(forward + backward + stalled - sent) <= STALL_EDGE_PROBES,
+          f"lost forward + backward + late = the probes sent in the stall: {forward} + "
+          f"{backward} + {stalled} = {forward + backward + stalled} against {sent} "
+          f"(± {STALL_EDGE_PROBES} at the edges)")
+    answers = final.get("received_total", 0) + final.get(
+        "late_answers_total{cause=reflector_stall}", 0) + final.get(
+        "late_answers_total{cause=path_delay}", 0)
+    check(reflected is not None and int(reflected.group(1)) == int(answers),
+          f"the reflector's replies ({reflected and reflected.group(1)}) = the agent's answers "
+          f"in time and late ({int(answers)})")
+    log = open(log_path).read().splitlines()
+    events = {kind: [line for line in log if f"event={kind}" in line and peer in line]
+              for kind in ("interrupted", "disconnected", "recovered")}
+    check(all(len(lines) == 1 for lines in events.values()),
+          f"the agent's log has one interrupted, disconnected and recovered event for {peer} "
+          f"({', '.join(str(len(lines)) for lines in events.values())})")
+    quality = [line for line in log if re.search(r"alert=peer_(rx|tx)_quality_bad", line)]
+    check(not quality, f"no quality alert in the agent's log ({len(quality)}"
+          + (f": {quality[0].strip()}" if quality else "") + ")")
+    firing = [alert for alert in json.load(open(alerts_path))["alerts"]
+              if alert["rule"].endswith("_quality_bad")]
+    check(not firing, f"no quality alert in /api/v1/alerts ({len(firing)}"
+          + (f": {firing[0]['summary']}" if firing else "") + ")")
+    return 1 if failures else 0
+
+
 if __name__ == "__main__":
-    commands = {"compare": (compare, 6), "poll": (poll, 4), "outage": (outage, 6)}
+    commands = {"compare": (compare, 6), "poll": (poll, 4), "outage": (outage, 6),
+                "stall": (stall, 8)}
     if len(sys.argv) < 2 or sys.argv[1] not in commands \
             or len(sys.argv) != commands[sys.argv[1]][1] + 2:
         sys.exit(__doc__)

@@ -2,13 +2,15 @@ extension Scorer {
   /// Feeds one settled probe (see `ProbeSample`): its target's address is a peer, alive while
   /// the reflector answers, whether or not it carries RTP.
   public mutating func record(probe sample: ProbeSample) {
+    // A silence of the answers as long as the interruption is an outage, the state's to report.
+    let outage = configuration.timers.interruptedAfterSeconds
     guard let index = probeSessionIndex[sample.target] else {
       probeSessionIndex[sample.target] = probeSessions.count
       probeSessions.append(ProbeTracker(target: sample.target, firstSentAt: sample.sentAt))
-      probeSessions[probeSessions.count - 1].record(sample)
+      probeSessions[probeSessions.count - 1].record(sample, outageAfterSeconds: outage)
       return
     }
-    probeSessions[index].record(sample)
+    probeSessions[index].record(sample, outageAfterSeconds: outage)
   }
 
   /// The probe sessions' windows pooled per peer; starts their next windows and forgets the

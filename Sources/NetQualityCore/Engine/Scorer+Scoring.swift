@@ -43,7 +43,7 @@ extension Scorer {
     }
     if let probe {
       candidates += probeCandidate(
-        &record.probeRx, expected: probe.window.backwardExpected, lost: probe.window.backwardLost,
+        &record.probeRx, probe.window.scoredBackward,
         jitterMilliseconds: probe.backwardJitterMilliseconds, probe: probe,
         roundTripMilliseconds: rtt)
     }
@@ -63,7 +63,7 @@ extension Scorer {
     }
     if let probe {
       candidates += probeCandidate(
-        &record.probeTx, expected: probe.window.forwardExpected, lost: probe.window.forwardLost,
+        &record.probeTx, probe.window.scoredForward,
         jitterMilliseconds: probe.forwardJitterMilliseconds, probe: probe,
         roundTripMilliseconds: rtt)
     }
@@ -121,9 +121,14 @@ extension Scorer {
   /// pooled loss, its jitter, and the probes' own round trip, whose half is the E-model's
   /// network delay as with RTCP's.
   private func probeCandidate(
-    _ pool: inout WindowPool, expected: Int64, lost: Int64, jitterMilliseconds: Double?,
-    probe: ProbeSnapshot, roundTripMilliseconds rtt: Double?
+    _ pool: inout WindowPool, _ scored: (expected: Int64, lost: Int64),
+    jitterMilliseconds: Double?, probe: ProbeSnapshot, roundTripMilliseconds rtt: Double?
   ) -> [Candidate] {
+    let (expected, lost) = scored
+    // After an outage (its loss already out of `scored`), the windows before it do not score
+    // the path after it, as receiver reports older than a recovery do not (scoreTx): the
+    // connection state told the outage, the level judges the path as it is now.
+    if probe.window.outagesEnded > 0 { pool = WindowPool() }
     pool.push(
       packets: expected, expected: expected, lost: lost, keep: configuration.quality.scoringWindows)
     guard pool.packets > 0 else { return [] }

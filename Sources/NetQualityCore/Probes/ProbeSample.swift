@@ -1,7 +1,7 @@
 /// One synthetic probe, settled by the probe session: answered by the reflector, or lost (no
-/// answer by its deadline), or a second answer to a probe already answered. The session hands
-/// them over in sequence order, so the engine can tell which direction lost what (see
-/// `ProbeTracker`).
+/// answer by its deadline), or a second answer to a probe already answered, or an answer after
+/// the deadline. The session hands the first two over in sequence order, so the engine can
+/// tell which direction lost what (see `ProbeTracker`), and the others as they come.
 ///
 /// Times follow RFC 8762 section 4: T1 our send, T2 the reflector's receive, T3 its send, T4
 /// our receive. T1 and T4 are on our clock, T2 and T3 on the reflector's.
@@ -10,7 +10,7 @@ public struct ProbeSample: Sendable, Equatable {
   public var target: Endpoint
   /// Our sequence number (RFC 8762 section 4.2.1: from 0, one more per packet sent).
   public var sequence: UInt32
-  /// T1.
+  /// T1 (of a late answer whose probe the session no longer held: as the reflector echoed it).
   public var sentAt: CaptureTime
   public var outcome: Outcome
   /// Answers the reflector sent that never came, so far in the session: the gaps in its
@@ -25,6 +25,8 @@ public struct ProbeSample: Sendable, Equatable {
     case lost
     /// Another answer to a probe already answered (duplicated on the way), at this time.
     case duplicate(receivedAt: CaptureTime)
+    /// The answer to a probe settled `lost` before it came.
+    case late(ProbeReply)
   }
 
   public init(

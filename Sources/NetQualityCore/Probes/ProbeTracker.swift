@@ -10,6 +10,14 @@
 /// arrive (`ProbeSample.reflectorGaps`), not from the numbers of consecutive probes: a probe
 /// that overtakes its neighbour on the way to the reflector swaps their numbers, which made a
 /// forward loss next to it look like a backward one.
+///
+/// A lost probe whose answer comes after all (late) is lost neither way by the numbers: the
+/// reflector numbered it and its answer came. What made it late decides what it is. A
+/// reflector that held it (its turnaround, T3 − T2, longer than the path's round trip,
+/// (T4 − T1) − (T3 − T2), RFC 8762 section 4) stalled — stopped, swapped out — and the path is
+/// not to blame: it is lost neither way. Otherwise the path delayed it past the deadline, and
+/// it is lost in the direction whose transit grew the more since the latest answer in time
+/// (the clocks' offset cancels in the difference, as in IPDV).
 public struct ProbeTracker: Sendable {
   public let target: Endpoint
   public let firstSentAt: CaptureTime
@@ -35,6 +43,12 @@ public struct ProbeTracker: Sendable {
   private var previous: Previous?
   /// The reflector's gaps already counted as backward loss.
   private var gapsAttributed: Int64 = 0
+  /// The latest probe answered in time: the lost probes after it are `pendingLost`.
+  private var lastAnsweredSequence: UInt32?
+  /// Of `pendingLost`, the probes answered late so far: held by the reflector, and delayed by
+  /// the path on the way back (the rest of the delayed ones were delayed on the way there).
+  private var pendingStalled: Int64 = 0
+  private var pendingDelayedBackward: Int64 = 0
 
   /// The latest answer with good timestamps, for the delay-variation arithmetic.
   private struct Previous {
@@ -49,7 +63,12 @@ public struct ProbeTracker: Sendable {
     lastSentAt = firstSentAt
   }
 
-  public mutating func record(_ sample: ProbeSample) {
+  /// `outageAfterSeconds`: a silence of the answers this long is an outage (the connection
+  /// state's interruption interval), whose lost probes are counted apart (`ProbeCounts`).
+  public mutating func record(
+    _ sample: ProbeSample,
+    outageAfterSeconds: Double = ConnectionTimers().interruptedAfterSeconds
+  ) {
     lastSentAt = max(lastSentAt, sample.sentAt)
     switch sample.outcome {
     case .lost:
@@ -59,8 +78,10 @@ public struct ProbeTracker: Sendable {
     case .duplicate:
       window.duplicates += 1
       total.duplicates += 1
+    case .late(let reply):
+      lateAnswer(sample, reply)
     case .replied(let reply):
-      answer(sample, reply)
+      answer(sample, reply, outageAfterSeconds: outageAfterSeconds)
     }
   }
 
@@ -71,11 +92,18 @@ public struct ProbeTracker: Sendable {
     backwardJitter.startWindow()
   }
 
-  private mutating func answer(_ sample: ProbeSample, _ reply: ProbeReply) {
-    if attributeLoss(reflectorGaps: sample.reflectorGaps) || lastReplyAt == nil {
+  private mutating func answer(
+    _ sample: ProbeSample, _ reply: ProbeReply, outageAfterSeconds: Double
+  ) {
+    // Silent since the latest answer in time, or since our first probe (a target that did not
+    // answer at first), as the connection state judges a probe peer.
+    let silence = reply.receivedAt.seconds(since: lastReplyAt ?? firstSentAt)
+    let outage = silence >= outageAfterSeconds
+    if attributeLoss(reflectorGaps: sample.reflectorGaps, outage: outage) || lastReplyAt == nil {
       resumedAt = reply.receivedAt
     }
     lastReplyAt = max(lastReplyAt ?? reply.receivedAt, reply.receivedAt)
+    lastAnsweredSequence = sample.sequence
     kernelTimestamps = reply.kernelTimestamp
     clocksSynchronized = reply.clocksSynchronized
     var counts = ProbeCounts()
@@ -131,19 +159,57 @@ public struct ProbeTracker: Sendable {
     add(counts)
   }
 
+  /// An answer after its probe settled lost: a stall of the reflector or a delay of the path
+  /// (see the type's notes). Counted now; its probe's loss is split with the others pending
+  /// at the next answer in time, or stands if that came first (a counter never goes back).
+  private mutating func lateAnswer(_ sample: ProbeSample, _ reply: ProbeReply) {
+    let turnaround = reply.reflectorSentAt.seconds(since: reply.reflectorReceivedAt)
+    let pathRoundTrip = reply.receivedAt.seconds(since: sample.sentAt) - turnaround
+    let stalled = turnaround > pathRoundTrip
+    var counts = ProbeCounts()
+    if stalled { counts.lateStalled = 1 } else { counts.lateDelayed = 1 }
+    add(counts)
+    let pending =
+      pendingLost > 0
+      && lastAnsweredSequence.map { Int32(bitPattern: sample.sequence &- $0) > 0 } ?? true
+    guard pending else { return }
+    if stalled {
+      pendingStalled += 1
+    } else if let previous {
+      let forwardGrowth =
+        reply.reflectorReceivedAt.nanosecondsSinceEpoch &- sample.sentAt.nanosecondsSinceEpoch
+        &- previous.forwardTransitNanoseconds
+      let backwardGrowth =
+        reply.receivedAt.nanosecondsSinceEpoch &- reply.reflectorSentAt.nanosecondsSinceEpoch
+        &- previous.backwardTransitNanoseconds
+      if backwardGrowth > forwardGrowth { pendingDelayedBackward += 1 }
+    }
+  }
+
   /// Splits the probes lost since the previous answer between the directions, now that an
   /// answer came: the reflector's gaps not yet accounted for were lost backward (a gap filled
-  /// after it was counted, by an answer that came late, is taken off the next split). True
-  /// when there were any.
-  private mutating func attributeLoss(reflectorGaps: Int64) -> Bool {
+  /// after it was counted, by an answer that came late, is taken off the next split); of the
+  /// others, those the reflector held past their deadline were lost neither way, those the
+  /// path delayed in the direction that delayed them, the rest forward. After an `outage`
+  /// they are counted as its loss too. True when there were any.
+  private mutating func attributeLoss(reflectorGaps: Int64, outage: Bool) -> Bool {
     guard pendingLost > 0 else { return false }
-    let backward = min(max(reflectorGaps - gapsAttributed, 0), pendingLost)
-    gapsAttributed += backward
+    let gaps = min(max(reflectorGaps - gapsAttributed, 0), pendingLost)
+    gapsAttributed += gaps
+    let stalled = min(pendingStalled, pendingLost - gaps)
+    let delayedBackward = min(pendingDelayedBackward, pendingLost - gaps - stalled)
     var counts = ProbeCounts()
-    counts.backwardLost = backward
-    counts.forwardLost = pendingLost - backward
+    counts.backwardLost = gaps + delayedBackward
+    counts.forwardLost = pendingLost - gaps - stalled - delayedBackward
+    if outage {
+      counts.outageForwardLost = counts.forwardLost
+      counts.outageBackwardLost = counts.backwardLost
+      counts.outagesEnded = 1
+    }
     add(counts)
     pendingLost = 0
+    pendingStalled = 0
+    pendingDelayedBackward = 0
     return true
   }
 
