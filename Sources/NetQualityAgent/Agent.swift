@@ -20,6 +20,8 @@ public struct Agent {
   /// and checked (`WebSecurity.load`).
   public var web: WebSecurity.Loaded
   public var logger: Logger
+  /// Whether `POST /-/reload` is accepted (`--web.enable-lifecycle`).
+  public var enableLifecycle = false
 
   public init(
     file: AgentConfiguration, configurationPath: String?, overrides: ConfigurationOverrides,
@@ -62,8 +64,35 @@ public struct Agent {
     return parts.isEmpty ? "" : ", " + parts.joined(separator: ", ")
   }
 
+  /// What the agent runs with, as the start-up line's keys: what an operator checks first when
+  /// it does not do what they expected (which file, which history, which Alertmanager).
+  static func startSummary(
+    _ configuration: AgentConfiguration, file: String?, interfaces: [String],
+    local: [NetworkPrefix], lifecycle: Bool
+  ) -> Logger.Metadata {
+    func list(_ items: [String]) -> Logger.MetadataValue {
+      .string(items.isEmpty ? "none" : items.joined(separator: ","))
+    }
+    let reflector = configuration.reflector
+    return [
+      "version": "\(BuildInfo.version)",
+      "config_file": .string(file ?? "none (built-in defaults)"),
+      "listen": "\(configuration.listenHost):\(configuration.listenPort)",
+      "interfaces": list(interfaces),
+      "local_networks": list(local.map(\.description)),
+      "history": .string(configuration.historyPath ?? "off"),
+      "alertmanager": list(configuration.alertmanager.urls.map(\.description)),
+      "probe_targets": list(configuration.probes.map { $0.target.description }),
+      "reflector": .string(reflector.enabled ? reflector.listen.description : "off"),
+      "web_config_file": .string(
+        configuration.webConfigFile.isEmpty ? "none" : configuration.webConfigFile),
+      "lifecycle_api": .string(lifecycle ? "on" : "off"),
+    ]
+  }
+
   public func run() async throws {
     MemoryTrim.tuneAllocator()
+    let startedAt = ContinuousClock.now
     let configuration = overrides.applied(to: file)
     let (interfaces, addresses) = try Self.resolvedCapture(configuration)
     let options = LiveCapture.Options(
@@ -86,17 +115,25 @@ public struct Agent {
       interfaceNetworks: addresses, state: state, web: (web.configuration, security),
       logger: logger)
     let scheme = security.tls == nil ? "http" : "https"
+    let reloads = ReloadService(configuration: live)
+    let thread = reloads.reloads
+    let reload: HTTPServer.Reload? = enableLifecycle ? { @Sendable in await thread.reload() } : nil
     let http = try HTTPServer.application(
       host: configuration.listenHost, port: configuration.listenPort, state: state,
       registry: ConnectionRegistry(limits: .defaults), security: security,
-      onServerRunning: { [logger] in
+      reload: reload,
+      onServerRunning: { [logger, configurationPath, enableLifecycle] in
         let local = live.current.engineConfiguration(interfaceNetworks: addresses).localNetworks
         let started =
           "netquality \(BuildInfo.version) capturing on \(interfaces.joined(separator: ", ")), "
           + "local \(local.map(\.description).joined(separator: ", ")), "
           + "listening on \(scheme)://\(configuration.listenHost):\(configuration.listenPort)"
           + Self.securityNote(security)
-        logger.info("\(started)")
+        logger.info(
+          "\(started)",
+          metadata: Self.startSummary(
+            configuration, file: configurationPath, interfaces: interfaces, local: local,
+            lifecycle: enableLifecycle))
       })
     let captures = CaptureService(
       interfaces: interfaces, options: options, state: state, logger: logger)
@@ -110,7 +147,7 @@ public struct Agent {
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: captures),
       .init(service: TickService(state: state, sinks: sinks, captures: captures.progress)),
-      .init(service: http), .init(service: ReloadService(configuration: live)),
+      .init(service: http), .init(service: reloads),
       .init(service: ProbeService(plan: probes, state: state, logger: logger)),
     ]
     // First in the group, so shut down last (the group stops services in reverse order): the
@@ -128,6 +165,16 @@ public struct Agent {
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     do {
       try await group.run()
+      let published = state.read { ($0.lastTick?.snapshot.peers.count ?? 0, $0.alerts.count) }
+      let uptime = ContinuousClock.now - startedAt
+      logger.info(
+        "netquality stopped",
+        metadata: [
+          "uptime_seconds": "\(uptime.components.seconds)", "peers": "\(published.0)",
+          "alerts_firing": "\(published.1)",
+          "history_ticks_written": "\(history?.counters.ticksWritten ?? 0)",
+          "history_ticks_unwritten": "\(history?.counters.queueLength ?? 0)",
+        ])
     } catch let error as IOError {
       // The listener's bind(2) failed: said by its errno, not by matching its text.
       let address = "\(configuration.listenHost):\(configuration.listenPort)"

@@ -50,7 +50,7 @@ public final class AgentState: Sendable {
     var tickMetrics: String?
     var lastRenderSeconds: Double?
     /// Answers the probe senders refused, by target; what the reflector did.
-    var probeSenders: [String: ProbeSender.Counters] = [:]
+    var probeSenders: [String: STAMPSender.Counters] = [:]
     var reflector: ReflectorCounters?
   }
 

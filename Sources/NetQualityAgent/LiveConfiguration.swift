@@ -58,10 +58,20 @@ public final class LiveConfiguration: Sendable {
   /// running configuration kept. Returns whether the new configuration took effect. Started
   /// without `--config`, only a `--web.config.file` is read again.
   @discardableResult
-  public func reload() -> Bool {
+  public func reload() -> Bool { reloadWithOutcome().succeeded }
+
+  /// What a reload did: applied or not, and the lines it logged about why not.
+  public struct ReloadOutcome: Sendable, Equatable {
+    public var succeeded: Bool
+    public var lines: [String]
+  }
+
+  /// `reload()`, with the reasons of a refusal (what `POST /-/reload` answers).
+  public func reloadWithOutcome() -> ReloadOutcome {
     guard path != nil || overrides.webConfigFile != nil else {
-      logger.info("SIGHUP: no configuration file to reload (started without --config)")
-      return false
+      let line = "no configuration file to reload (started without --config)"
+      logger.info("\(line)")
+      return ReloadOutcome(succeeded: false, lines: [line])
     }
     var loaded = current
     let web: WebSecurity.Loaded
@@ -70,11 +80,10 @@ public final class LiveConfiguration: Sendable {
       // The web configuration file is read again too, and must be valid as a whole.
       web = try WebSecurity.load(path: loaded.webConfigFile)
     } catch {
-      for issue in error.issues {
-        logger.error("reload kept the old configuration: \(error.file): \(issue)")
-      }
+      let lines = error.issues.map { "reload kept the old configuration: \(error.file): \($0)" }
+      for line in lines { logger.error("\(line)") }
       state.update { $0.status.lastReloadSuccessful = false }
-      return false
+      return ReloadOutcome(succeeded: false, lines: lines)
     }
     // Keys that need a restart keep the values the agent started with (their declarations
     // say which: `ConfigurationKeys.keepStarted`).
@@ -91,9 +100,10 @@ public final class LiveConfiguration: Sendable {
     do {
       dashboard = try openDashboard(effective)
     } catch {
-      logger.error("reload kept the old configuration: \(error)")
+      let line = "reload kept the old configuration: \(error)"
+      logger.error("\(line)")
       state.update { $0.status.lastReloadSuccessful = false }
-      return false
+      return ReloadOutcome(succeeded: false, lines: [line])
     }
     apply(effective, dashboard: dashboard)
     runningWeb.withLock { $0 = web.configuration }
@@ -110,7 +120,7 @@ public final class LiveConfiguration: Sendable {
       let waiting = restartKeys.joined(separator: ", ")
       logger.warning("reloaded \(files): \(applied); changed but waiting for a restart: \(waiting)")
     }
-    return true
+    return ReloadOutcome(succeeded: true, lines: [])
   }
 
   /// Whether two web configurations differ (the line numbers aside).

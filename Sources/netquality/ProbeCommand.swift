@@ -71,7 +71,7 @@ struct ProbeCommand: ParsableCommand {
     }
     guard count >= 0 else { throw fail("--count \(count): must be 0 or more", code: 2) }
     guard (0...63).contains(dscp) else { throw fail("--dscp \(dscp): must be 0...63", code: 2) }
-    var options = ProbeSender.Options(target: endpoint)
+    var options = STAMPSender.Options(target: endpoint)
     options.ratePerSecond = 1 / intervalSeconds
     options.timeoutSeconds = timeoutSeconds
     options.dscp = UInt8(dscp)
@@ -89,9 +89,9 @@ struct ProbeCommand: ParsableCommand {
     }
     options.sizeBytes = size
 
-    let sender: ProbeSender
+    let sender: STAMPSender
     do {
-      sender = try ProbeSender(options: options, start: WallClock.monotonicNow())
+      sender = try STAMPSender(options: options, start: WallClock.monotonicNow())
     } catch {
       throw fail(error.description)
     }

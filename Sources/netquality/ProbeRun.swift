@@ -6,7 +6,7 @@ import NetQualityProbe
 /// The one-shot probe loop of `netquality probe`: send on schedule, read answers, settle, and
 /// every 2 s close a window of the engine, as the agent would, for the levels per direction.
 struct ProbeRun {
-  let sender: ProbeSender
+  let sender: STAMPSender
   let count: Int
   let printLines: Bool
   let json: Bool
@@ -14,7 +14,7 @@ struct ProbeRun {
   var lastSnapshot: PeerSnapshot?
   private(set) var answered = 0
 
-  init(sender: ProbeSender, count: Int, printLines: Bool, json: Bool) {
+  init(sender: STAMPSender, count: Int, printLines: Bool, json: Bool) {
     self.sender = sender
     self.count = count
     self.printLines = printLines

@@ -17,7 +17,9 @@ struct RunCommand: AsyncParsableCommand {
       """
   )
 
-  @Option(help: "YAML configuration file.")
+  @Option(
+    name: [.customLong("config"), .customLong("config.file")],
+    help: ArgumentHelp("YAML configuration file.", valueName: "FILE"))
   var config: String?
 
   @Option(
@@ -31,7 +33,9 @@ struct RunCommand: AsyncParsableCommand {
     help: ArgumentHelp("A local network (repeatable; overrides the file).", valueName: "CIDR"))
   var localNetworks: [String] = []
 
-  @Option(help: ArgumentHelp("Listen address (overrides the file).", valueName: "HOST:PORT"))
+  @Option(
+    name: [.customLong("listen"), .customLong("web.listen-address")],
+    help: ArgumentHelp("Listen address (overrides the file).", valueName: "HOST:PORT"))
   var listen: String?
 
   @Option(help: ArgumentHelp("BPF capture filter (overrides the file).", valueName: "FILTER"))
@@ -52,12 +56,35 @@ struct RunCommand: AsyncParsableCommand {
   @Flag(help: "Also run a demo call on loopback (peer 127.0.0.2, 2 % loss), captured on lo.")
   var demo = false
 
-  func run() async throws {
-    LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
-      handler.logLevel = .info
-      return handler
+  @Option(
+    name: .customLong("log.level"),
+    help: ArgumentHelp(
+      "Only log messages of this level or above.", valueName: "debug|info|warn|error"))
+  var logLevel = "info"
+
+  @Option(
+    name: .customLong("log.format"),
+    help: ArgumentHelp("Log lines as logfmt or JSON.", valueName: "logfmt|json"))
+  var logFormat = "logfmt"
+
+  @Flag(
+    name: .customLong("web.enable-lifecycle"),
+    help: "Accept POST /-/reload (as SIGHUP), like Prometheus' flag of the same name.")
+  var enableLifecycle = false
+
+  func validate() throws {
+    guard StructuredLogHandler.level(logLevel) != nil else {
+      throw ValidationError("--log.level \(logLevel): one of debug, info, warn, error")
     }
+    guard StructuredLogHandler.Format(rawValue: logFormat) != nil else {
+      throw ValidationError("--log.format \(logFormat): logfmt or json")
+    }
+  }
+
+  func run() async throws {
+    let level = StructuredLogHandler.level(logLevel) ?? .info
+    let format = StructuredLogHandler.Format(rawValue: logFormat) ?? .logfmt
+    LoggingSystem.bootstrap { _ in StructuredLogHandler(format: format, level: level) }
     let logger = Logger(label: "netquality")
     let file = try config.map(loadConfiguration) ?? AgentConfiguration()
     var overrides = ConfigurationOverrides()
@@ -91,8 +118,9 @@ struct RunCommand: AsyncParsableCommand {
       demoSource = source
     }
     defer { demoSource?.stop() }
-    let agent = Agent(
+    var agent = Agent(
       file: file, configurationPath: config, overrides: overrides, web: web, logger: logger)
+    agent.enableLifecycle = enableLifecycle
     do {
       try await agent.run()
     } catch let error as CaptureError {

@@ -208,4 +208,44 @@ final class HTTPRoutesTests: XCTestCase {
       }
     }
   }
+
+  /// Prometheus' lifecycle API: `POST /-/reload` runs the SIGHUP reload and answers its
+  /// outcome; refused 403 unless enabled; GET there is 405 with `Allow: POST, PUT, OPTIONS`.
+  func testReloadOverHTTPOnlyWhenEnabled() async throws {
+    let disabled = Application(router: HTTPServer.router(state: Self.tickedState()))
+    try await disabled.test(.router) { client in
+      try await client.execute(uri: "/-/reload", method: .post) { response in
+        XCTAssertEqual(response.status, .forbidden)
+        XCTAssertEqual(String(buffer: response.body), "Lifecycle API is not enabled.\n")
+      }
+      try await client.execute(uri: "/-/reload", method: .get) { response in
+        XCTAssertEqual(response.status, .methodNotAllowed)
+        XCTAssertEqual(response.headers[.allow], "POST, PUT, OPTIONS")
+      }
+    }
+    let calls = ManagedAtomicFlag()
+    let refuse = ManagedAtomicFlag()
+    let enabled = Application(
+      router: HTTPServer.router(
+        state: Self.tickedState(),
+        reload: {
+          calls.set()
+          return refuse.isSet
+            ? .init(succeeded: false, lines: ["reload kept the old configuration: line 3: x"])
+            : .init(succeeded: true, lines: [])
+        }))
+    try await enabled.test(.router) { client in
+      try await client.execute(uri: "/-/reload", method: .post) { response in
+        XCTAssertEqual(response.status, .ok)
+        XCTAssertEqual(String(buffer: response.body), "reloaded\n")
+      }
+      XCTAssertTrue(calls.isSet)
+      refuse.set()
+      try await client.execute(uri: "/-/reload", method: .put) { response in
+        XCTAssertEqual(response.status, .internalServerError)
+        XCTAssertEqual(
+          String(buffer: response.body), "reload kept the old configuration: line 3: x\n")
+      }
+    }
+  }
 }

@@ -70,7 +70,7 @@ final class MetricsGoldenTests: XCTestCase {
           name: "eth0", capturing: true, linkUp: true, receivedPackets: 9_000, droppedPackets: 3,
           interfaceDroppedPackets: 1)
       ]
-      var sender = ProbeSender.Counters()
+      var sender = STAMPSender.Counters()
       sender.foreign = 2
       sender.missedSends = 1
       published.probeSenders = ["10.20.9.9:862": sender]

@@ -15,6 +15,7 @@ final class ReloadThreadTests: XCTestCase {
       reloads.withLock { $0 += 1 }
       entered.signal()
       release.wait()
+      return .init(succeeded: true, lines: [])
     }
     thread.request()
     XCTAssertEqual(entered.wait(timeout: .now() + 5), .success, "the first reload runs")
@@ -37,5 +38,24 @@ final class ReloadThreadTests: XCTestCase {
     release.signal()
     XCTAssertEqual(entered.wait(timeout: .now() + 0.3), .timedOut, "stopped: no more reloads")
     XCTAssertEqual(reloads.withLock { $0 }, 3)
+  }
+
+  /// `POST /-/reload` waits for the reload that starts after it and gets its outcome.
+  func testAnAwaitedReloadGetsItsOutcome() async {
+    let count = Mutex(0)
+    let thread = ReloadThread {
+      let number = count.withLock { value -> Int in
+        value += 1
+        return value
+      }
+      return .init(succeeded: number % 2 == 1, lines: ["reload \(number)"])
+    }
+    let first = await thread.reload()
+    XCTAssertEqual(first, .init(succeeded: true, lines: ["reload 1"]))
+    let second = await thread.reload()
+    XCTAssertEqual(second, .init(succeeded: false, lines: ["reload 2"]))
+    thread.stop()
+    let stopped = await thread.reload()
+    XCTAssertFalse(stopped.succeeded)
   }
 }

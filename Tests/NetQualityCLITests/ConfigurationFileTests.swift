@@ -89,7 +89,7 @@ extension CommandLineTests {
         "\(notAFile): \(agent.standardError)")
       XCTAssertTrue(
         agent.standardError.contains(
-          "reload kept the old configuration: \(path): \(notAFile.reason)\n"),
+          "reload kept the old configuration: \(path): \(notAFile.reason)\""),
         agent.standardError)
     }
     let status = try XCTUnwrap(HTTPGet.json(port: port, path: "/api/v1/status"))

@@ -2,7 +2,7 @@ import NetQualityCore
 import NetQualityProbe
 
 /// Probes to a stateful STAMP reflector at the remote host, through the real probe session
-/// (`ProbeSession`: sends, answers in the order they arrive, settlement in sequence order with
+/// (`STAMPSession`: sends, answers in the order they arrive, settlement in sequence order with
 /// a 1 s deadline), its samples fed to the engine as the agent does.
 extension Scenario {
   static let reflector = Endpoint(address: remote.address, port: 862)

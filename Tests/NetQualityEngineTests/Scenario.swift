@@ -16,9 +16,9 @@ struct Scenario {
   var ticks: [Engine.TickResult] = []
   /// Our side of the probes of `probes(...)`, kept across calls: the agent's session for 50
   /// probes/s with a 1 s deadline (its in-flight window holds 200 probes).
-  var probeSession = ProbeSession(
+  var probeSession = STAMPSession(
     target: reflector, deadlineSeconds: 1,
-    capacity: ProbeSession.capacity(ratePerSecond: 50, deadlineSeconds: 1))
+    capacity: STAMPSession.capacity(ratePerSecond: 50, deadlineSeconds: 1))
   private var nextTick: Int64
 
   init(configure: (inout EngineConfiguration) -> Void = { _ in }) {

@@ -23,7 +23,7 @@ enum HTTPServer {
   /// of a socket that is listening.
   static func application(
     host: String, port: Int, state: AgentState, registry: ConnectionRegistry,
-    security: WebSecurity = WebSecurity(.none),
+    security: WebSecurity = WebSecurity(.none), reload: Reload? = nil,
     onServerRunning: @escaping @Sendable () -> Void = {}
   ) throws -> some ApplicationProtocol {
     let http1 = HTTPServerBuilder.http1(
@@ -41,7 +41,7 @@ enum HTTPServer {
             customVerificationCallback: tls.customVerification))
       } ?? http1
     return Application(
-      router: router(state: state, registry: registry, security: security),
+      router: router(state: state, registry: registry, security: security, reload: reload),
       server: server,
       configuration: .init(address: .hostname(host, port: port), serverName: "netquality"),
       onServerRunning: { _ in onServerRunning() },
@@ -49,19 +49,36 @@ enum HTTPServer {
   }
 
   /// The routes, testable without a socket (HummingbirdTesting's `.router`).
+  /// What `POST /-/reload` runs (and awaits): nil while the lifecycle API is off.
+  typealias Reload = @Sendable () async -> LiveConfiguration.ReloadOutcome
+
   static func router(
     state: AgentState, registry: ConnectionRegistry? = nil,
-    security: WebSecurity = WebSecurity(.none)
+    security: WebSecurity = WebSecurity(.none), reload: Reload? = nil
   ) -> Router<AgentRequestContext> {
     let router = Router(context: AgentRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: WebSecurityMiddleware(security: security))
-    router.add(middleware: MethodMiddleware(paths: paths))
+    router.add(middleware: MethodMiddleware(paths: paths, postPaths: ["/-/reload"]))
     router.get("/metrics") { request, _ in
       metrics(
         state, http: registry?.counters, security: security,
         gzip: Gzip.isAccepted(by: request.headers[.acceptEncoding]))
     }
     router.get("/-/healthy") { _, _ in text("OK\n") }
+    // Prometheus' lifecycle API: the same reload as SIGHUP, refused (403, as Prometheus does)
+    // unless --web.enable-lifecycle; 500 with the file's problems when it is refused.
+    for method in [HTTPRequest.Method.post, .put] {
+      router.on("/-/reload", method: method) { _, _ -> Response in
+        guard let reload else {
+          return text("Lifecycle API is not enabled.\n", status: .forbidden)
+        }
+        let outcome = await reload()
+        guard outcome.succeeded else {
+          return text(outcome.lines.joined(separator: "\n") + "\n", status: .internalServerError)
+        }
+        return text("reloaded\n")
+      }
+    }
     router.get("/-/ready") { _, _ -> Response in
       state.read(\.ready)
         ? text("OK\n") : text("captures not running yet\n", status: .serviceUnavailable)

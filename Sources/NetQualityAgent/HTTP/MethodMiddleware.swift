@@ -5,24 +5,30 @@ import Hummingbird
 /// OPTIONS on a known path is `204` with `Allow`, another method there is `405` with `Allow`.
 /// HEAD is served by the router itself (`.autoGenerateHeadEndpoints`).
 struct MethodMiddleware<Context: RequestContext>: RouterMiddleware {
-  /// The paths the agent serves, all GET (and HEAD).
+  /// The paths the agent serves with GET (and HEAD).
   let paths: Set<String>
+  /// The paths that take POST or PUT (`/-/reload`, as Prometheus' lifecycle API).
+  var postPaths: Set<String> = []
   static var allowed: String { "GET, HEAD, OPTIONS" }
+  static var allowedForPost: String { "POST, PUT, OPTIONS" }
 
   func handle(
     _ request: Request, context: Context,
     next: (Request, Context) async throws -> Response
   ) async throws -> Response {
-    guard paths.contains(request.uri.path) else { return try await next(request, context) }
+    let path = request.uri.path
+    let post = postPaths.contains(path)
+    guard post || paths.contains(path) else { return try await next(request, context) }
+    let allowed = post ? Self.allowedForPost : Self.allowed
     switch request.method {
-    case .get, .head:
+    case .get where !post, .head where !post, .post where post, .put where post:
       return try await next(request, context)
     case .options:
-      return Response(status: .noContent, headers: [.allow: Self.allowed])
+      return Response(status: .noContent, headers: [.allow: allowed])
     default:
       return Response(
         status: .methodNotAllowed,
-        headers: [.allow: Self.allowed, .contentType: "text/plain; charset=utf-8"],
+        headers: [.allow: allowed, .contentType: "text/plain; charset=utf-8"],
         body: .init(
           byteBuffer: ByteBuffer(string: "\(request.method.rawValue) is not allowed here\n")))
     }

@@ -14,7 +14,7 @@ public final class ProbeService: Service, Sendable {
   /// Everything the service needs, read and opened at start so that a key file that cannot be
   /// read or a reflector port in use fails the start with its one-line error.
   public struct Plan: Sendable {
-    var targets: [ProbeSender.Options] = []
+    var targets: [STAMPSender.Options] = []
     var reflector: Opened<Reflector>?
 
     public var isEmpty: Bool { targets.isEmpty && reflector == nil }
@@ -45,7 +45,7 @@ public final class ProbeService: Service, Sendable {
   public static func plan(_ configuration: AgentConfiguration) throws(AgentError) -> Plan {
     var plan = Plan()
     for settings in configuration.probes {
-      var options = ProbeSender.Options(target: settings.target)
+      var options = STAMPSender.Options(target: settings.target)
       options.ratePerSecond = settings.ratePerSecond
       options.sizeBytes = settings.sizeBytes
       options.dscp = UInt8(settings.dscp)
@@ -96,13 +96,13 @@ public final class ProbeService: Service, Sendable {
   }
 
   private func probeLoop() {
-    var senders: [ProbeSender] = []
+    var senders: [STAMPSender] = []
     let start = WallClock.monotonicNow()
     for (index, options) in plan.targets.enumerated() {
       do {
         // Spread the targets over one interval, so their probes do not leave in bursts.
         let offset = Double(index) / Double(plan.targets.count) / options.ratePerSecond
-        senders.append(try ProbeSender(options: options, start: start.advanced(bySeconds: offset)))
+        senders.append(try STAMPSender(options: options, start: start.advanced(bySeconds: offset)))
         logger.info(
           "probing", metadata: ["target": "\(options.target)", "rate": "\(options.ratePerSecond)"])
       } catch {

@@ -16,15 +16,15 @@ import UnixSignals
 /// reload in progress (a reload changes memory only, and the running configuration is
 /// swapped in one step at its end).
 final class ReloadService: Service, Sendable {
-  let configuration: LiveConfiguration
+  /// The one reload thread, shared with `POST /-/reload`.
+  let reloads: ReloadThread
 
   init(configuration: LiveConfiguration) {
-    self.configuration = configuration
+    reloads = ReloadThread { [configuration] in configuration.reloadWithOutcome() }
   }
 
   func run() async throws {
     let signals = await UnixSignalsSequence(trapping: .sighup)
-    let reloads = ReloadThread { [configuration] in configuration.reload() }
     for await _ in signals.cancelOnGracefulShutdown() { reloads.request() }
     reloads.stop()
   }
@@ -32,18 +32,24 @@ final class ReloadService: Service, Sendable {
 
 /// One reload at a time on a thread of its own; SIGHUPs that arrive during a reload are folded
 /// into one more after it (the file is read as it is then, which is what each of them asked).
+/// `POST /-/reload` waits for the reload that starts after its request and answers its outcome.
 final class ReloadThread: Sendable {
   private struct State {
     var pending = false
     var stopping = false
+    /// Waiting for the next reload to start and end.
+    var waiters: [CheckedContinuation<LiveConfiguration.ReloadOutcome, Never>] = []
   }
 
   private let state = Mutex(State())
   private let wake = NSCondition()
 
-  init(reload: @escaping @Sendable () -> Void) {
+  init(reload: @escaping @Sendable () -> LiveConfiguration.ReloadOutcome) {
     let thread = Thread { [self] in
-      while self.awaitRequest() { reload() }
+      while let waiters = self.awaitRequest() {
+        let outcome = reload()
+        for waiter in waiters { waiter.resume(returning: outcome) }
+      }
     }
     thread.name = "netquality-reload"
     thread.start()
@@ -55,23 +61,51 @@ final class ReloadThread: Sendable {
     signal()
   }
 
+  /// Asks for a reload and returns its outcome (a reload that starts after the request).
+  func reload() async -> LiveConfiguration.ReloadOutcome {
+    await withCheckedContinuation { continuation in
+      let stopping = state.withLock { state -> Bool in
+        guard !state.stopping else { return true }
+        state.waiters.append(continuation)
+        state.pending = true
+        return false
+      }
+      if stopping {
+        continuation.resume(returning: .init(succeeded: false, lines: ["the agent is stopping"]))
+      } else {
+        signal()
+      }
+    }
+  }
+
   /// Ends the thread after the reload running, if any; does not wait for it.
   func stop() {
-    state.withLock { $0.stopping = true }
+    let waiters = state.withLock { state in
+      state.stopping = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters {
+      waiter.resume(returning: .init(succeeded: false, lines: ["the agent is stopping"]))
+    }
     signal()
   }
 
-  /// Waits for a request: true to reload, false once stopping.
-  private func awaitRequest() -> Bool {
+  /// Waits for a request: the waiters of the reload to run, or nil once stopping.
+  private func awaitRequest() -> [CheckedContinuation<LiveConfiguration.ReloadOutcome, Never>]? {
     wake.lock()
     defer { wake.unlock() }
     while true {
-      let (stopping, pending) = state.withLock { state in
-        defer { state.pending = false }
-        return (state.stopping, state.pending)
+      let (stopping, waiters) = state.withLock {
+        state -> (Bool, [CheckedContinuation<LiveConfiguration.ReloadOutcome, Never>]?) in
+        if state.stopping { return (true, nil) }
+        guard state.pending else { return (false, nil) }
+        state.pending = false
+        defer { state.waiters = [] }
+        return (false, state.waiters)
       }
-      if stopping { return false }
-      if pending { return true }
+      if stopping { return nil }
+      if let waiters { return waiters }
       wake.wait()
     }
   }

@@ -3,8 +3,9 @@ import NetQualityCore
 import NetQualityExport
 import NetQualityStore
 
-/// The log at any fleet size: one line per event (state changes at info, alerts at warning
-/// with their summary) for the first `peerEventsPerTick` events of a tick, then one line per
+/// The log at any fleet size: one line per event (state changes at info, alerts firing at
+/// warning and resolved at info, with their summary) for the first `peerEventsPerTick` events
+/// of a tick, then one line per
 /// kind of event left (alerts per rule) with its count and the first peers' names. An alert
 /// not about a peer (the agent's own) always gets its line.
 struct LogSink: TickSink {
@@ -58,7 +59,12 @@ struct LogSink: TickSink {
     if let previous = event.previousState { metadata["from"] = "\(previous.rawValue)" }
     if let alert = event.alert {
       metadata["alert"] = "\(alert.rule)"
-      logger.warning("\(alert.summary)", metadata: metadata)
+      // A page at warning; its end is news, not a problem: info.
+      if event.kind == .alertFiring {
+        logger.warning("\(alert.summary)", metadata: metadata)
+      } else {
+        logger.info("resolved: \(alert.summary)", metadata: metadata)
+      }
     } else {
       logger.info("peer \(event.peer) \(event.kind.rawValue)", metadata: metadata)
     }
@@ -75,10 +81,13 @@ struct LogSink: TickSink {
     ]
     if let rule = group.rule {
       metadata["alert"] = "\(rule)"
-      let state = group.kind == .alertFiring ? "firing" : "resolved"
-      logger.warning(
-        "\(group.peers.count) more \(rule) alerts \(state) in this tick: \(names)",
-        metadata: metadata)
+      let message: Logger.Message =
+        "\(group.peers.count) more \(rule) alerts \(group.kind == .alertFiring ? "firing" : "resolved") in this tick: \(names)"
+      if group.kind == .alertFiring {
+        logger.warning(message, metadata: metadata)
+      } else {
+        logger.info(message, metadata: metadata)
+      }
     } else {
       let what = group.kind.rawValue.split(separator: "_").joined(separator: " ")
       logger.info(

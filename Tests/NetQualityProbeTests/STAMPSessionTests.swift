@@ -5,7 +5,7 @@ import XCTest
 
 /// The sender's bookkeeping: probes settle in sequence order, answered or past the deadline;
 /// duplicates, late and unexpected answers are told apart.
-final class ProbeSessionTests: XCTestCase {
+final class STAMPSessionTests: XCTestCase {
   let target = Endpoint(address: IPAddress(ipv4: 10, 0, 0, 2), port: 862)
 
   func time(_ milliseconds: Double) -> CaptureTime {
@@ -19,14 +19,14 @@ final class ProbeSessionTests: XCTestCase {
       reflectorSequence: reflectorSequence)
   }
 
-  func settled(_ session: inout ProbeSession, at milliseconds: Double) -> [ProbeSample] {
+  func settled(_ session: inout STAMPSession, at milliseconds: Double) -> [ProbeSample] {
     var samples: [ProbeSample] = []
     session.settle(now: time(milliseconds)) { samples.append($0) }
     return samples
   }
 
   func testProbesSettleInOrderAnsweredOrPastTheDeadline() {
-    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    var session = STAMPSession(target: target, deadlineSeconds: 1)
     for index in 0..<3 {
       XCTAssertEqual(session.sequenceToSend, UInt32(index))
       XCTAssertTrue(session.sent(at: time(Double(index) * 20)))
@@ -53,7 +53,7 @@ final class ProbeSessionTests: XCTestCase {
   }
 
   func testReorderedDuplicateAndUnexpectedAnswers() {
-    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    var session = STAMPSession(target: target, deadlineSeconds: 1)
     for index in 0..<3 { session.sent(at: time(Double(index) * 20)) }
     XCTAssertEqual(session.receive(sequence: 2, reply: reply(80, reflectorSequence: 1)), .accepted)
     XCTAssertEqual(session.receive(sequence: 1, reply: reply(81, reflectorSequence: 0)), .accepted)
@@ -76,7 +76,7 @@ final class ProbeSessionTests: XCTestCase {
   }
 
   func testAFullWindowSkipsInsteadOfOverwriting() {
-    var session = ProbeSession(target: target, deadlineSeconds: 10, capacity: 16)
+    var session = STAMPSession(target: target, deadlineSeconds: 10, capacity: 16)
     for index in 0..<16 { XCTAssertTrue(session.sent(at: time(Double(index)))) }
     XCTAssertNil(session.sequenceToSend)
     XCTAssertFalse(session.sent(at: time(20)))
@@ -86,7 +86,7 @@ final class ProbeSessionTests: XCTestCase {
   }
 
   func testSequenceNumbersWrapAt2To32() {
-    var session = ProbeSession(
+    var session = STAMPSession(
       target: target, deadlineSeconds: 1, capacity: 64, firstSequence: .max - 1)
     for index in 0..<4 { session.sent(at: time(Double(index) * 20)) }
     XCTAssertEqual(session.receive(sequence: 1, reply: reply(100, reflectorSequence: 3)), .accepted)
@@ -100,7 +100,7 @@ final class ProbeSessionTests: XCTestCase {
   }
 
   func testGapsInTheReflectorsNumbersAreCountedAsAnswersArrive() {
-    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    var session = STAMPSession(target: target, deadlineSeconds: 1)
     for index in 0..<6 { session.sent(at: time(Double(index) * 10)) }
     // Probe 1 overtook probe 0 on the way there (numbers 1 and 0); probe 2 never got there;
     // probe 3's answer (number 2) died on the way back; probe 4 (3) was duplicated on the way
@@ -124,7 +124,7 @@ final class ProbeSessionTests: XCTestCase {
   }
 
   func testAReflectorThatStartsCountingAgainKeepsTheGapsBefore() {
-    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    var session = STAMPSession(target: target, deadlineSeconds: 1)
     for index in 0..<3000 { session.sent(at: time(Double(index))) }
     for index in 0..<2000 where index != 10 {
       _ = session.receive(
@@ -144,7 +144,7 @@ final class ProbeSessionTests: XCTestCase {
   /// settled lost long ago, which the in-flight window no longer holds. They are late, and
   /// their reflector numbers fill no gap: read as gaps, they made the backlog backward loss.
   func testABacklogAnsweredLongAfterIsLateAndLeavesNoGap() {
-    var session = ProbeSession(target: target, deadlineSeconds: 0.1, capacity: 16)
+    var session = STAMPSession(target: target, deadlineSeconds: 0.1, capacity: 16)
     var samples: [ProbeSample] = []
     // Probes every 20 ms; the reflector answers 0-9 (numbers 0-9), stops from 200 to 1,800 ms,
     // then answers the first 40 of its backlog at once (10-49, numbers 10-49), refuses the
@@ -185,7 +185,7 @@ final class ProbeSessionTests: XCTestCase {
   }
 
   func testALateAnswerStillHeldTurnsASecondCopyIntoADuplicate() {
-    var session = ProbeSession(target: target, deadlineSeconds: 1)
+    var session = STAMPSession(target: target, deadlineSeconds: 1)
     session.sent(at: time(0))
     XCTAssertEqual(settled(&session, at: 1000).map(\.outcome), [.lost])
     guard case .late = session.receive(sequence: 0, reply: reply(1500, reflectorSequence: 0))
@@ -197,8 +197,8 @@ final class ProbeSessionTests: XCTestCase {
   }
 
   func testAnAnswerOlderThanTheLossHorizonIsUnexpected() {
-    var session = ProbeSession(target: target, deadlineSeconds: 1, capacity: 16)
-    for index in 0...ProbeSession.lostHorizon {
+    var session = STAMPSession(target: target, deadlineSeconds: 1, capacity: 16)
+    for index in 0...STAMPSession.lostHorizon {
       session.sent(at: time(Double(index)))
       _ = settled(&session, at: Double(index) + 1000)
     }

@@ -2,9 +2,9 @@ import NetQualityCore
 
 /// The sending end of one STAMP session (RFC 8762 section 4.2): a thin shell that stamps and
 /// sends probes on schedule, reads the reflector's answers and hands the settled probes on.
-/// The bookkeeping is `ProbeSession`'s and the measurement the engine's (`ProbeTracker`).
+/// The bookkeeping is `STAMPSession`'s and the measurement the engine's (`ProbeTracker`).
 /// Buffers are made once: sending and receiving allocate nothing per probe.
-public final class ProbeSender {
+public final class STAMPSender {
   public struct Options: Sendable {
     public var target: Endpoint
     /// 50 packets/s: a voice stream's rate (RFC 3551 section 4.5, 20 ms frames).
@@ -46,7 +46,7 @@ public final class ProbeSender {
 
   public let options: Options
   public let socket: UDPSocket
-  public private(set) var session: ProbeSession
+  public private(set) var session: STAMPSession
   public private(set) var counters = Counters()
   /// The latest send error, for a log line when it changes (not one per probe).
   public private(set) var lastSendError: String?
@@ -69,9 +69,9 @@ public final class ProbeSender {
       options.target.address.isIPv4 ? IPAddress(ipv4: 0, 0, 0, 0) : IPAddress(high: 0, low: 0)
     socket = try UDPSocket(binding: Endpoint(address: any, port: 0))
     try socket.setTrafficClass(options.dscp << 2)
-    session = ProbeSession(
+    session = STAMPSession(
       target: options.target, deadlineSeconds: options.timeoutSeconds,
-      capacity: ProbeSession.capacity(
+      capacity: STAMPSession.capacity(
         ratePerSecond: options.ratePerSecond, deadlineSeconds: options.timeoutSeconds))
     intervalNanoseconds = max(1, Int64((1e9 / options.ratePerSecond).rounded()))
     errorEstimate = STAMPErrorEstimate(

@@ -6,7 +6,7 @@ import NetQualityCore
 ///
 /// The engine takes the settled probes (`ProbeSample`) in order, which is what lets it split
 /// the probes lost between two answers by direction (`ProbeTracker`).
-public struct ProbeSession: Sendable {
+public struct STAMPSession: Sendable {
   public let target: Endpoint
   /// How long an answer may take before its probe counts as lost.
   public let deadlineSeconds: Double
