@@ -9,7 +9,7 @@ extension Walker {
     guard let listen = ListenAddress(text), let address = IPAddress(listen.host),
       let port = UInt16(exactly: listen.port)
     else {
-      issue(node, key, "'\(text)': \(ListenAddress.expected)")
+      issue(node, key, "'\(text)': \(ListenAddress.problem(text) ?? ListenAddress.expected)")
       return nil
     }
     if !allowAny && (address == IPAddress(ipv4: 0, 0, 0, 0) || address.description == "::") {

@@ -17,6 +17,21 @@ public struct ListenAddress: Sendable, Equatable {
     self.port = port
   }
 
+  /// What is wrong with `text` as a listen address, in words; nil when it is one.
+  public static func problem(_ text: String) -> String? {
+    guard ListenAddress(text) == nil else { return nil }
+    guard let colon = text.lastIndex(of: ":") else { return expected }
+    let portText = text[text.index(after: colon)...]
+    guard let port = Int(portText) else {
+      return "'\(portText)' is not a port number; \(expected)"
+    }
+    guard (1...65_535).contains(port) else { return "port \(port) is out of range 1...65535" }
+    var host = String(text[..<colon])
+    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    return "'\(host)' is not an IP address; host names are not resolved "
+      + "(e.g. 127.0.0.1:9470, [::1]:9470, :9470)"
+  }
+
   public init?(_ text: String) {
     guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
       (1...65_535).contains(port)

@@ -40,6 +40,7 @@ final class DemoSource: Sendable {
     var random = SplitMix64(seed: UInt64(time(nil)))
     var index = 0
     var lastPeerSR: (ntp: UInt64, at: Double)?
+    var lastOurSR: (ntp: UInt64, at: Double)?
     var lostSinceReport = 0
     while !stopping.load(ordering: .relaxed) {
       let now = Self.seconds()
@@ -58,7 +59,7 @@ final class DemoSource: Sendable {
         timestamp: UInt32(truncatingIfNeeded: index * 160), ssrc: 0xDE30_0001)
       Self.send(ours, from: localRTP, to: Self.peerAddress, port: Self.peerPort)
       if index % 250 == 100 {
-        // The peer's SR, and 30 ms later our RR echoing it.
+        // The peer's SR and ours; 60 ms later the RRs echoing them.
         let ntp = Self.ntp(now)
         let sr =
           RTCPBuilder.senderReport(
@@ -69,8 +70,16 @@ final class DemoSource: Sendable {
         Self.send(sr, from: peerRTCP, to: Self.localAddress, port: Self.localPort + 1)
         // DLSR counts from when the SR reached us: right after it was sent, on loopback.
         lastPeerSR = (ntp, Self.seconds())
+        // Ours: the peer's RR about our stream echoes it, which is what gives the round trip
+        // at a host's capture point (our own RR about theirs, timed here, would give 0).
+        let ourSR = RTCPBuilder.senderReport(
+          ssrc: 0xDE30_0001, ntpTimestamp: ntp,
+          rtpTimestamp: UInt32(truncatingIfNeeded: index * 160),
+          packetCount: UInt32(index), octetCount: UInt32(index * 160))
+        Self.send(ourSR, from: localRTCP, to: Self.peerAddress, port: Self.peerPort + 1)
+        lastOurSR = (ntp, Self.seconds())
       }
-      if index % 250 == 101, let sr = lastPeerSR {
+      if index % 250 == 103, let sr = lastPeerSR {
         // Our RR about the peer's stream, and the peer's RR about ours (1 % loss reported).
         let held = Self.seconds() - sr.at
         let block = RTCPReportBlock(
@@ -84,10 +93,16 @@ final class DemoSource: Sendable {
           to: Self.peerAddress, port: Self.peerPort + 1)
         // Counted as a receiver counts (RFC 3550 A.3): 3 more of our packets lost in each 250
         // between reports (1.2 %, the 3/256 of its fraction lost).
+        // Its LSR/DLSR echo our SR as if the path took 30 ms both ways: DLSR is what it
+        // held the SR less those 30 ms, so arrival − LSR − DLSR (RFC 3550 section 6.4.1) is 30 ms.
+        let ours = lastOurSR ?? (0, Self.seconds())
+        let heldOurs = max(0, Self.seconds() - ours.at - Self.demoRoundTripSeconds)
         let theirs = RTCPReportBlock(
           reporterSSRC: 0xDE30_0002, sourceSSRC: 0xDE30_0001, fractionLost: 3,
           cumulativeLost: Int32(truncatingIfNeeded: 3 * (index / 250 + 1)),
-          extendedHighestSequence: UInt32(index), jitter: 24, lastSR: 0, delaySinceLastSR: 0)
+          extendedHighestSequence: UInt32(index), jitter: 24,
+          lastSR: UInt32(truncatingIfNeeded: ours.ntp >> 16),
+          delaySinceLastSR: UInt32(heldOurs * 65_536))
         Self.send(
           RTCPBuilder.receiverReport(ssrc: 0xDE30_0002, blocks: [theirs]), from: peerRTCP,
           to: Self.localAddress, port: Self.localPort + 1)
@@ -99,6 +114,9 @@ final class DemoSource: Sendable {
       if wait > 0 { usleep(UInt32(wait * 1e6)) }
     }
   }
+
+  /// The round trip the demo peer's reports state: a call across a country.
+  static let demoRoundTripSeconds = 0.030
 
   static func seconds() -> Double {
     var spec = timespec()

@@ -38,6 +38,12 @@ struct HistoryOptions: ParsableArguments {
   /// The file to read: --db, else the configuration's, else the default.
   func databasePath() throws -> String {
     if let db { return db }
+    if config == nil {
+      // Not silently: the default is the system service's file, perhaps not the one meant.
+      warn(
+        "reading \(AgentConfiguration.defaultStoragePath) (the default storage_path; "
+          + "--db FILE or --config FILE for another)")
+    }
     let configuration = try config.map(loadConfiguration) ?? AgentConfiguration()
     guard !configuration.storagePath.isEmpty else {
       throw fail("\(config ?? "the configuration") sets no storage_path; give --db FILE", code: 2)
@@ -68,7 +74,22 @@ struct HistoryOptions: ParsableArguments {
     let path = try databasePath()
     do {
       let queue = try HistoryDatabase.openForReading(path: path)
-      return try queue.read { db in try body(db) }
+      return try queue.read { db in
+        if let peer {
+          // A name the history never saw is a mistake to say, not an empty table.
+          let known = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM peers WHERE name = ?)", arguments: [peer])
+          guard known == true else {
+            let names = try String.fetchAll(
+              db, sql: "SELECT name FROM peers ORDER BY name LIMIT 10")
+            throw fail(
+              "--peer \(peer): no such peer in \(path)"
+                + (names.isEmpty
+                  ? " (it holds none)" : "; peers include \(names.joined(separator: ", "))"))
+          }
+        }
+        return try body(db)
+      }
     } catch let error as HistoryError {
       throw fail(error.description)
     } catch let exit as ExitCode {

@@ -93,7 +93,8 @@ struct RunCommand: AsyncParsableCommand {
     if !localNetworks.isEmpty { overrides.localNetworks = try parseLocalNetworks(localNetworks) }
     if let listen {
       guard let address = ListenAddress(listen) else {
-        throw fail("--listen \(listen): \(ListenAddress.expected)", code: 2)
+        throw fail(
+          "--listen \(listen): \(ListenAddress.problem(listen) ?? ListenAddress.expected)", code: 2)
       }
       overrides.listen = address
     }

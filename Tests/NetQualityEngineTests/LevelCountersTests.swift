@@ -36,5 +36,13 @@ final class LevelCountersTests: XCTestCase {
     // the level now is excellent.
     XCTAssertEqual(last.peers.first?.rx.level, .excellent)
     XCTAssertEqual(counters.worstLevel(.rx), .down)
+    // While interrupted nothing flows: no MOS (issue 26: an interrupted peer showed 4.39).
+    let interrupted = scenario.ticks.compactMap(\.snapshot.peers.first).filter {
+      $0.state == .interrupted
+    }
+    XCTAssertFalse(interrupted.isEmpty)
+    XCTAssertTrue(
+      interrupted.allSatisfy { $0.rx.meanOpinionScore == nil && $0.tx.meanOpinionScore == nil })
+    XCTAssertNotNil(last.peers.first?.rx.meanOpinionScore, "and again once it flows")
   }
 }

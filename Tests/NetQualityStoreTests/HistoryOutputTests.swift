@@ -55,14 +55,17 @@ final class HistoryOutputTests: HistoryTestCase {
       try tickRecords(database), format: .table, columns: HistoryOutput.tickColumns)
     let lines = text.split(separator: "\n").map(String.init)
     XCTAssertEqual(lines.count, 1 + 6)
-    XCTAssertTrue(lines[0].hasPrefix("TIME                 PEER      STATE "), lines[0])
+    XCTAssertTrue(lines[0].hasPrefix("TIME                  PEER      STATE "), lines[0])
     // Tick 0 of 10.0.0.1: tx excellent (MOS 4.0, no loss), rx unknown (no MOS, no loss).
     let first = lines[1].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
     XCTAssertEqual(
       Array(first.prefix(8)),
-      ["2023-11-14", "22:14:00", "10.0.0.1", "connected", "excellent", "unknown", "4.000", "0.000"])
+      [
+        "2023-11-14", "22:14:00Z", "10.0.0.1", "connected", "excellent", "unknown", "4.000",
+        "0.000",
+      ])
     XCTAssertEqual(first[8], "-")  // rx loss
-    XCTAssertTrue(lines[4].hasPrefix("2023-11-14 22:14:02  10.0.0.1"), lines[4])
+    XCTAssertTrue(lines[4].hasPrefix("2023-11-14 22:14:02Z  10.0.0.1"), lines[4])
     // Every column starts at the same offset on every line.
     let offset = try XCTUnwrap(lines[0].range(of: "PEER")).lowerBound.utf16Offset(in: lines[0])
     for line in lines.dropFirst() {
@@ -83,8 +86,8 @@ final class HistoryOutputTests: HistoryTestCase {
     XCTAssertEqual(
       text,
       """
-      TIME                 FIRED_AT             RTT_MS
-      2023-11-14 22:14:19  1970-01-01 00:00:00  12.346
+      TIME                  FIRED_AT              RTT_MS
+      2023-11-14 22:14:19Z  1970-01-01 00:00:00Z  12.346
 
       """)
   }

@@ -71,10 +71,11 @@ public enum HistoryOutput {
     case .integer(let integer): return String(integer)
     case .number(let number):
       if time {
+        // UTC, and said so: "2026-11-23 14:00:00Z".
         return String(
           CaptureTime(nanosecondsSinceEpoch: Int64((number * 1000).rounded()) * 1_000_000)
             .rfc3339.prefix(19)
-        ).replacing("T", with: " ")
+        ).replacing("T", with: " ") + "Z"
       }
       return DecimalText.fixed(number, places: abs(number) >= 100 ? 0 : 3)
     default: return TerminalText.sanitized(value.text)

@@ -6,7 +6,8 @@ enum WebKeys {
     .value("listen", \.listen, .restart) { walker, node, name in
       guard let text = walker.string(node, name) else { return nil }
       guard let address = ListenAddress(text) else {
-        walker.issue(node, name, "'\(text)': \(ListenAddress.expected)")
+        walker.issue(
+          node, name, "'\(text)': \(ListenAddress.problem(text) ?? ListenAddress.expected)")
         return nil
       }
       return address

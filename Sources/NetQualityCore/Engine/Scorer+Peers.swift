@@ -29,6 +29,13 @@ extension Scorer {
     case .ended:
       rx = .unknown
       tx = .unknown
+    case .interrupted:
+      // Nothing flows: no opinion of a call that cannot be heard (the pooled windows still hold
+      // the seconds before the silence, which scored the level shown until the state says).
+      rx.meanOpinionScore = nil
+      rx.rating = nil
+      tx.meanOpinionScore = nil
+      tx.rating = nil
     default:
       break
     }
