@@ -12,7 +12,7 @@ struct AnalyzeCommand: ParsableCommand {
     commandName: "analyze",
     abstract: "Analyse the RTP/RTCP streams in a pcap or pcapng file.",
     discussion: """
-      Streams are found without signalling (RFC 7983 demultiplexing, RFC 3550 probation); SDP in
+      Streams are found without signalling (RFC 7983 demultiplexing, RFC 3550 probation); SDP in \
       SIP over UDP, where the capture has it, supplies clock rates. Output is deterministic.
       """
   )

@@ -12,9 +12,9 @@ struct CheckConfigCommand: ParsableCommand {
     commandName: "check-config",
     abstract: "Check an agent configuration file: every error with its key and line.",
     discussion: """
-      Beyond the file itself, the capture filter is compiled with libpcap (an error), the web
-      configuration file it names is checked with its certificate and key (an error), and the
-      interfaces and the dashboard and history directories are looked up on this host (a
+      Beyond the file itself, the capture filter is compiled with libpcap (an error), the web \
+      configuration file it names is checked with its certificate and key (an error), and the \
+      interfaces and the dashboard and history directories are looked up on this host (a \
       warning: the agent may run on another one). Exits 1 on an error, 0 otherwise.
       """
   )

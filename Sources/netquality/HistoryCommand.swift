@@ -10,8 +10,8 @@ struct HistoryCommand: ParsableCommand {
     commandName: "history",
     abstract: "Per-tick quality from the agent's history: levels, MOS, loss, jitter, RTT.",
     discussion: """
-      Reads the SQLite history the agent writes (or that `analyze --db` wrote), also while
-      the agent runs. Default range: the last hour. JSON fields are the timeline's
+      Reads the SQLite history the agent writes (or that `analyze --db` wrote), also while \
+      the agent runs. Default range: the last hour. JSON fields are the timeline's \
       (`analyze --timeline --format jsonl`).
       """)
 

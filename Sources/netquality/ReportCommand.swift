@@ -10,8 +10,8 @@ struct ReportCommand: ParsableCommand {
     commandName: "report",
     abstract: "Per-peer report from the agent's history: time in each level, worst minutes.",
     discussion: """
-      Default range: the last 24 hours. Peers are listed worst first (share of time at poor
-      or worse, the larger direction). JSON has the seconds at each level each way and the
+      Default range: the last 24 hours. Peers are listed worst first (share of time at poor \
+      or worse, the larger direction). JSON has the seconds at each level each way and the \
       three worst minutes of each peer.
       """)
 

@@ -12,7 +12,7 @@ struct RunCommand: AsyncParsableCommand {
     abstract:
       "Run the agent: live capture, 2 s scoring, /metrics, JSON API and the text dashboard.",
     discussion: """
-      With no --config every built-in default applies (config/netquality.yaml documents them).
+      With no --config every built-in default applies (config/netquality.yaml documents them). \
       SIGTERM or SIGINT stops it cleanly; SIGHUP reloads the configuration file.
       """
   )
