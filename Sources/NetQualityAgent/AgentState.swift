@@ -38,6 +38,8 @@ public final class AgentState: Sendable {
     /// The peers the status page shows, chosen at the tick (`StatusPageSink`).
     var statusRows = StatusPageRows()
     var alerts: [Alert] = []
+    /// The latest events, newest last, at most `recentEventLimit`: what the status page lists.
+    var recentEvents: [EngineEvent] = []
     var interfaces: [String: PrometheusExposition.Interface] = [:]
     var capture = CaptureCounters()
     var trackedStreams = 0
@@ -53,6 +55,9 @@ public final class AgentState: Sendable {
     var probeSenders: [String: STAMPSender.Counters] = [:]
     var reflector: ReflectorCounters?
   }
+
+  /// Events the status page can list: a screenful.
+  static let recentEventLimit = 20
 
   /// Takes over `engine`'s two halves.
   public init(

@@ -2,14 +2,15 @@ import NetQualityCore
 
 /// One frame of the text dashboard the agent appends every tick, for `tail -f`: a header with
 /// the host levels, how many peers are at each level (per direction) and in each state, a row
-/// per peer (levels, MOS, loss, jitter, RTT, what measured it, state and since when), and the
-/// events of the tick.
+/// per peer (levels, MOS, loss each way, jitter, RTT, what measured it, state and for how
+/// long), and the events of the tick.
 ///
 /// A frame stays the same size however large the fleet: at most `maxPeers` rows and
-/// `maxPeers` event lines, each followed by one line for what was left out. With every peer
-/// shown the rows keep the engine's order (by name), so a small fleet's rows stay in place
-/// from frame to frame; when some are left out, the rows are the worst peers, worst first
-/// (see `worstFirst`).
+/// `maxPeers` event lines, each followed by one line for what was left out. The rows are the
+/// worst peers (`PeerSnapshot.worst`), shown worst level first and by name within a level, so
+/// trouble is at the top and a healthy fleet's rows stay in place from frame to frame. Every
+/// column is as wide as its heading and its widest value in the frame, so headings and values
+/// line up whatever the names.
 public enum DashboardFrame {
   /// Rows (and event lines) per frame unless configured: a screenful of the worst peers,
   /// about 7 KB a frame instead of 1.27 MB at 10,000 peers.
@@ -23,18 +24,14 @@ public enum DashboardFrame {
       "=== \(snapshot.time.rfc3339)  host rx \(snapshot.hostRx.name)  tx \(snapshot.hostTx.name)  "
         + "peers \(snapshot.peers.count)  alerts firing \(firingAlerts)"
     ]
+    let limit = max(0, maxPeers)
+    let shown = PeerSnapshot.worst(snapshot.peers, limit: limit).sorted {
+      ($0.worstLevel.rawValue, $1.peer) > ($1.worstLevel.rawValue, $0.peer)
+    }
     if !snapshot.peers.isEmpty {
       lines += counts(snapshot.peers)
-      lines.append(
-        "PEER             RX         TX          MOS  RX LOSS  RX JITTER  TX LOSS      RTT  SOURCE     "
-          + "STATE SINCE"
-      )
+      lines += table(shown, at: snapshot.time)
     }
-    let limit = max(0, maxPeers)
-    let shown =
-      snapshot.peers.count <= limit
-      ? snapshot.peers : PeerSnapshot.worst(snapshot.peers, limit: limit)
-    lines += shown.map(row)
     if shown.count < snapshot.peers.count {
       let left = snapshot.peers.count - shown.count
       let poorOrWorse =
@@ -71,23 +68,62 @@ public enum DashboardFrame {
     ]
   }
 
-  static func row(_ peer: PeerSnapshot) -> String {
-    let mos = peer.meanOpinionScore
-    return [
-      TimelineTable.pad(TerminalText.sanitized(peer.peer), 16),
-      TimelineTable.pad(peer.rx.level.name, 10),
-      TimelineTable.pad(peer.tx.level.name, 10),
-      TimelineTable.right(mos.map { DecimalText.fixed($0, places: 2) } ?? "-", 4),
-      TimelineTable.right(TimelineTable.percent(peer.rx.inputs?.lossRatio), 7),
-      TimelineTable.right(
-        peer.rx.inputs.map { DecimalText.fixed($0.jitterMilliseconds, places: 1) + " ms" }
-          ?? "-", 9),
-      TimelineTable.right(TimelineTable.percent(peer.tx.inputs?.lossRatio), 7),
-      TimelineTable.right(
-        peer.roundTripMilliseconds.map { DecimalText.fixed($0, places: 1) + " ms" } ?? "-", 8),
-      TimelineTable.pad(source(peer), 10),
-      "\(peer.state.rawValue) \(peer.stateSince.rfc3339)",
-    ].joined(separator: " ")
+  /// The heading and a row per peer, each column padded to its widest cell.
+  static func table(_ peers: [PeerSnapshot], at time: CaptureTime) -> [String] {
+    let rows = peers.map { cells($0, at: time) }
+    var widths = columns.map { max($0.title.count, $0.width) }
+    for row in rows {
+      for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+    }
+    func line(_ cells: [String]) -> String {
+      var text = ""
+      for (index, cell) in cells.enumerated() {
+        if index > 0 { text += " " }
+        let last = index == cells.count - 1
+        text +=
+          columns[index].right
+          ? TimelineTable.right(cell, widths[index])
+          : last ? cell : TimelineTable.pad(cell, widths[index])
+      }
+      return text
+    }
+    return [line(columns.map(\.title))] + rows.map(line)
+  }
+
+  /// The columns: heading, narrowest width (what their usual values take, so that columns
+  /// stay in place from frame to frame), and whether numbers align right.
+  static let columns: [(title: String, width: Int, right: Bool)] = [
+    ("PEER", 15, false), ("RX", 9, false), ("TX", 9, false), ("MOS", 4, true),
+    ("RX LOSS", 7, true), ("RX JITTER", 9, true), ("TX LOSS", 7, true), ("RTT", 8, true),
+    ("SOURCE", 9, false), ("STATE", 12, false), ("FOR", 0, false),
+  ]
+
+  static func cells(_ peer: PeerSnapshot, at time: CaptureTime) -> [String] {
+    [
+      TerminalText.sanitized(peer.peer),
+      peer.rx.level.name,
+      peer.tx.level.name,
+      peer.meanOpinionScore.map { DecimalText.fixed($0, places: 2) } ?? "-",
+      TimelineTable.percent(peer.rx.inputs?.lossRatio),
+      peer.rx.inputs.map { DecimalText.fixed($0.jitterMilliseconds, places: 1) + " ms" } ?? "-",
+      TimelineTable.percent(peer.tx.inputs?.lossRatio),
+      peer.roundTripMilliseconds.map { DecimalText.fixed($0, places: 1) + " ms" } ?? "-",
+      source(peer),
+      peer.state.rawValue,
+      age(time.seconds(since: peer.stateSince)),
+    ]
+  }
+
+  /// How long: "45s", "3m12s", "2h05m", "3d04h" (a state's age, to the frame's tick).
+  public static func age(_ seconds: Double) -> String {
+    let whole = Int(max(0, seconds).rounded(.down))
+    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    switch whole {
+    case ..<60: return "\(whole)s"
+    case ..<3600: return "\(whole / 60)m\(two(whole % 60))s"
+    case ..<86_400: return "\(whole / 3600)h\(two(whole / 60 % 60))m"
+    default: return "\(whole / 86_400)d\(two(whole / 3600 % 24))h"
+    }
   }
 
   /// "412 more events: 400 disconnected, 12 recovered": the events left out, by kind, the

@@ -31,6 +31,10 @@ public enum StatusPage {
     public var txLevels = [Int](repeating: 0, count: QualityLevel.allCases.count)
     public var peerCount = 0
     public var firingAlerts = 0
+    /// The alerts firing, newest first (the first `listedAlerts` are listed).
+    public var alerts: [Alert] = []
+    /// The latest events, newest first.
+    public var events: [EngineEvent] = []
     public var rows: [Row] = []
     /// Peers not shown, and how many of them are at poor or worse.
     public var othersPoorOrWorse = 0
@@ -45,6 +49,11 @@ public enum StatusPage {
 
     public var others: Int { max(0, peerCount - rows.count) }
   }
+
+  /// Alerts listed at most; the rest are counted, with a link to the API.
+  public static let listedAlerts = 20
+  /// A chart spans at least this many buckets, however little data there is.
+  public static let minimumChartBuckets = 10.0
 
   public static func render(_ model: Model) -> String {
     var html = """
@@ -75,11 +84,12 @@ public enum StatusPage {
       <div class="time">tick \(time.rfc3339)</div></section>
       \(levelTable(model))
       """
+    html += alertList(model, at: time)
     if !model.rows.isEmpty {
       html += """
         <table class="peers"><thead><tr><th>Peer</th><th>RX</th><th>TX</th><th>MOS</th>\
-        <th>RX loss</th><th>RX jitter</th><th>TX loss</th><th>RTT</th><th>State</th>\
-        <th>Since</th><th>\(chartHeading(model))</th></tr></thead><tbody>
+        <th>RX loss</th><th>RX jitter</th><th>TX loss</th><th>RTT</th><th>Source</th>\
+        <th>State</th><th>For</th><th>\(chartHeading(model))</th></tr></thead><tbody>
 
         """
       for row in model.rows { html += self.row(row, model: model) }
@@ -94,6 +104,7 @@ public enum StatusPage {
 
         """
     }
+    html += eventList(model, at: time)
     html += """
       <footer>Charts: <span class="rx">rx</span> and <span class="tx">tx</span> levels (excellent \
       at the top, down at the bottom), loss, and <span class="rtt">RTT</span>; from \
@@ -118,10 +129,68 @@ public enum StatusPage {
       <td class="n">\(milliseconds(peer.rx.inputs?.jitterMilliseconds))</td>\
       <td class="n">\(percent(peer.tx.inputs?.lossRatio))</td>\
       <td class="n">\(milliseconds(peer.roundTripMilliseconds))</td>\
-      <td>\(HTMLText.escape(peer.state.rawValue))</td><td class="since">\(peer.stateSince.rfc3339)</td>\
+      <td>\(HTMLText.escape(DashboardFrame.source(peer)))</td>\
+      <td>\(HTMLText.escape(peer.state.rawValue))</td>\
+      <td class="since" title="since \(peer.stateSince.rfc3339)">\(age(peer.stateSince, model.time))</td>\
       <td>\(StatusChart.svg(row.chart, from: model.chartFrom, to: model.chartTo))</td></tr>
 
       """
+  }
+
+  /// "3m12s" from `since` to the tick.
+  static func age(_ since: CaptureTime, _ time: CaptureTime?) -> String {
+    DashboardFrame.age(time.map { $0.seconds(since: since) } ?? 0)
+  }
+
+  /// The alerts firing, newest first: what pages someone now.
+  static func alertList(_ model: Model, at time: CaptureTime) -> String {
+    guard !model.alerts.isEmpty else { return "" }
+    var html = """
+      <table class="alerts"><thead><tr><th>Alert</th><th>Severity</th><th>Peer</th>\
+      <th>For</th><th>Summary</th></tr></thead><tbody>
+
+      """
+    for alert in model.alerts.prefix(listedAlerts) {
+      html += """
+        <tr class="severity-\(HTMLText.escape(alert.severity.rawValue))">\
+        <td>\(HTMLText.escape(alert.rule))</td><td>\(HTMLText.escape(alert.severity.rawValue))</td>\
+        <td class="peer">\(HTMLText.escape(alert.labels["peer"] ?? "-"))</td>\
+        <td class="since" title="since \(alert.start.rfc3339)">\(age(alert.start, time))</td>\
+        <td>\(HTMLText.escape(alert.summary))</td></tr>
+
+        """
+    }
+    html += "</tbody></table>\n"
+    if model.alerts.count > listedAlerts {
+      html += """
+        <p class="more">… and \(model.alerts.count - listedAlerts) more alerts firing: \
+        <a href="/api/v1/alerts">all in the API</a>.</p>
+
+        """
+    }
+    return html
+  }
+
+  /// The latest events, newest first, with their age.
+  static func eventList(_ model: Model, at time: CaptureTime) -> String {
+    guard !model.events.isEmpty else { return "" }
+    var html = """
+      <h2>Latest events</h2><table class="events"><thead><tr><th>Ago</th><th>Peer</th>\
+      <th>Event</th><th>Detail</th></tr></thead><tbody>
+
+      """
+    for event in model.events {
+      var detail = event.alert?.summary ?? ""
+      if let previous = event.previousState { detail = "from \(previous.rawValue)" }
+      if let reason = event.endReason { detail = reason.rawValue }
+      html += """
+        <tr><td class="since" title="\(event.time.rfc3339)">\(age(event.time, time))</td>\
+        <td class="peer">\(HTMLText.escape(event.peer))</td>\
+        <td>\(HTMLText.escape(event.kind.rawValue))</td><td>\(HTMLText.escape(detail))</td></tr>
+
+        """
+    }
+    return html + "</tbody></table>\n"
   }
 
   static func levelTable(_ model: Model) -> String {
@@ -177,6 +246,8 @@ public enum StatusPage {
     .l4{background:#fc8d59;color:#222}.l5{background:#d73027;color:#fff}\
     .l6{background:#67001f;color:#fff}.rx{color:#1f78b4;font-weight:bold}\
     .tx{color:#ff7f00;font-weight:bold}.rtt{color:#6a3d9a;font-weight:bold}\
-    .more,footer{color:#444;margin:1em 0}footer{font-size:.85em;color:#666}svg.chart{display:block}
+    .more,footer{color:#444;margin:1em 0}footer{font-size:.85em;color:#666}svg.chart{display:block}\
+    h2{font-size:1.1em;margin:1.2em 0 .3em}.severity-critical td:first-child{color:#a50026;\
+    font-weight:bold}.severity-warning td:first-child{color:#d73027}
     """
 }

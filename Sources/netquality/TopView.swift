@@ -27,7 +27,9 @@ struct TopView {
     var rx: Int
     var tx: Int
     var mos: Double?
+    /// Loss each way: rx measured here, tx as the peer reports it (or the probes' forward way).
     var loss: Double?
+    var txLoss: Double? = nil
     var jitter: Double?
     var rtt: Double?
     /// What measured the peer: rtp, probe or rtp+probe.
@@ -46,6 +48,8 @@ struct TopView {
   var hostRx = 0
   var hostTx = 0
   var time: Double?
+  /// Alerts firing on the agent (nil from an agent that does not say).
+  var alertsFiring: Int?
   var error: String?
   var sort = SortKey.level
   var filter = ""
@@ -104,10 +108,12 @@ struct TopView {
         peer: peer["peer"] as? String ?? "?", state: peer["state"] as? String ?? "?",
         rx: peer["rx_quality"] as? Int ?? 0, tx: peer["tx_quality"] as? Int ?? 0,
         mos: peer["mos"] as? Double, loss: peer["rx_loss_ratio"] as? Double,
+        txLoss: peer["tx_loss_ratio"] as? Double,
         jitter: peer["rx_jitter_ms"] as? Double, rtt: peer["rtt_ms"] as? Double,
         source: (peer["sources"] as? [String]).map { $0.joined(separator: "+") } ?? "-")
     }
     total = document["total"] as? Int
+    alertsFiring = document["alerts_firing"] as? Int
     matched = document["matched"] as? Int ?? rows.count
     let levels = document["levels"] as? [String: [String: Int]]
     func counts(_ direction: String) -> [Int] {
@@ -167,11 +173,80 @@ struct TopView {
     total.map { "\(matched)/\($0)" } ?? "\(rows.count)"
   }
 
+  /// A column of the peer table: its heading, width (0: the peer's, fitted), alignment, and
+  /// its place in what is dropped first on a narrow terminal (a higher `keep` goes first).
+  struct Column: Sendable {
+    var title: String
+    var width: Int
+    var right: Bool
+    var keep: Int
+    var cell: @Sendable (TopView, Row) -> String
+  }
+
+  /// In display order. At 80 columns the peer, its levels, state, MOS, loss each way and RTT
+  /// fit; jitter and source come with more room.
+  static let columns: [Column] = [
+    Column(title: "PEER", width: 0, right: false, keep: 0) { _, row in
+      TerminalText.sanitized(row.peer)
+    },
+    Column(title: "STATE", width: 12, right: false, keep: 3) { _, row in
+      TerminalText.sanitized(row.state)
+    },
+    Column(title: "RX", width: 9, right: false, keep: 1) { view, row in
+      view.colored(TopView.pad(TopView.levelName(row.rx), 9), level: row.rx)
+    },
+    Column(title: "TX", width: 9, right: false, keep: 2) { view, row in
+      view.colored(TopView.pad(TopView.levelName(row.tx), 9), level: row.tx)
+    },
+    Column(title: "MOS", width: 4, right: true, keep: 4) { _, row in
+      row.mos.map { String(format: "%.2f", $0) } ?? "-"
+    },
+    Column(title: "RX LOSS", width: 7, right: true, keep: 5) { _, row in
+      row.loss.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
+    },
+    Column(title: "TX LOSS", width: 7, right: true, keep: 6) { _, row in
+      row.txLoss.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
+    },
+    Column(title: "JITTER", width: 8, right: true, keep: 9) { _, row in
+      row.jitter.map { String(format: "%.1f ms", $0) } ?? "-"
+    },
+    Column(title: "RTT", width: 8, right: true, keep: 7) { _, row in
+      row.rtt.map { String(format: "%.1f ms", $0) } ?? "-"
+    },
+    Column(title: "SOURCE", width: 9, right: false, keep: 8) { _, row in
+      TerminalText.sanitized(row.source)
+    },
+  ]
+
+  /// The peer column at least this wide (an IPv4 address and a space), at most this much.
+  static let peerWidth = 15...40
+
+  /// The columns that fit `width` terminal columns, and the peer column's width: columns by
+  /// `keep` while they fit beside the narrowest peer column, then the peer column widened to
+  /// its longest name as far as room allows.
+  static func layout(width: Int, names: [String]) -> (columns: [Column], peerWidth: Int) {
+    var room = width - peerWidth.lowerBound
+    var kept: Set<String> = ["PEER"]
+    for column in columns.filter({ $0.width > 0 }).sorted(by: { $0.keep < $1.keep }) {
+      guard room >= column.width + 1 else { continue }
+      room -= column.width + 1
+      kept.insert(column.title)
+    }
+    let longest = names.map { TerminalText.sanitized($0).count }.max() ?? 0
+    let peer = min(
+      peerWidth.upperBound, max(peerWidth.lowerBound, min(longest, peerWidth.lowerBound + room)))
+    return (columns.filter { kept.contains($0.title) }, peer)
+  }
+
   func render(size: (rows: Int, columns: Int)) -> [String] {
     var lines: [String] = []
-    let when = time.map { Date(timeIntervalSince1970: $0).description } ?? "no tick yet"
+    let when =
+      time.map {
+        CaptureTime(nanosecondsSinceEpoch: Int64($0 * 1000) * 1_000_000).rfc3339.prefix(19) + "Z"
+      } ?? "no tick yet"
     lines.append(
-      "netquality top  \(when)  host rx \(Self.levelName(hostRx)) tx \(Self.levelName(hostTx))  "
+      "netquality top  \(when)" + (alertsFiring.map { "  alerts \($0)" } ?? "")
+        + "  host rx \(Self.levelName(hostRx)) tx \(Self.levelName(hostTx))  "
         + "peers \(peerCount)  sort: \(sort.rawValue)"
         + (filter.isEmpty ? "" : "  filter: \(filter)"))
     lines.append(
@@ -179,27 +254,27 @@ struct TopView {
         ?? "keys: l level  o loss  j jitter  p peer  / filter  q quit")
     lines.append("rx: " + Self.levelCounts(rxLevels) + "   tx: " + Self.levelCounts(txLevels))
     if let error { lines.append("! " + TerminalText.sanitized(error)) }
-    lines.append(
-      Self.pad("PEER", 24) + Self.pad("STATE", 13) + Self.pad("RX", 10) + Self.pad("TX", 10)
-        + "  MOS   LOSS   JITTER      RTT  SOURCE")
-    for row in shownRows.prefix(max(0, size.rows - lines.count)) {
-      let rx = colored(Self.pad(Self.levelName(row.rx), 10), level: row.rx)
-      let tx = colored(Self.pad(Self.levelName(row.tx), 10), level: row.tx)
-      let numbers =
-        Self.right(row.mos.map { String(format: "%.2f", $0) } ?? "-", 5)
-        + Self.right(row.loss.map { String(format: "%.1f%%", $0 * 100) } ?? "-", 7)
-        + Self.right(row.jitter.map { String(format: "%.1f ms", $0) } ?? "-", 9)
-        + Self.right(row.rtt.map { String(format: "%.1f ms", $0) } ?? "-", 9) + "  "
-        + TerminalText.sanitized(row.source)
-      // Names and states are the agent's answer, sent to a terminal: no control character
-      // of theirs reaches it (a window title, the clipboard, a carriage return).
-      lines.append(
-        Self.pad(TerminalText.sanitized(row.peer), 24)
-          + Self.pad(TerminalText.sanitized(row.state), 13)
-          + rx + tx + numbers)
+    let shown = Array(shownRows.prefix(max(0, size.rows - lines.count - 1)))
+    let (columns, peerWidth) = Self.layout(width: size.columns, names: shown.map(\.peer))
+    func line(_ cells: [String]) -> String {
+      zip(columns, cells).map { column, cell in
+        let width = column.width == 0 ? peerWidth : column.width
+        // Levels come coloured and padded already (escape codes take no columns).
+        if column.title == "RX" || column.title == "TX" { return cell }
+        return column.right ? Self.right(cell, width) : Self.pad(cell, width)
+      }.joined(separator: " ")
     }
-    // Fit the width: cut what does not fit (colour codes take no columns).
-    return lines.map { Self.fit($0, columns: size.columns) }
+    lines.append(
+      line(
+        columns.map { column in
+          column.title == "RX" || column.title == "TX" ? Self.pad(column.title, 9) : column.title
+        }))
+    // Names and states are the agent's answer, sent to a terminal: no control character of
+    // theirs reaches it (a window title, the clipboard, a carriage return).
+    for row in shown { lines.append(line(columns.map { $0.cell(self, row) })) }
+    // Fit the width: cut what does not fit (colour codes take no columns), and no trailing
+    // spaces.
+    return lines.map { Self.fit($0, columns: size.columns).trimmingTrailingSpaces }
   }
 
   /// `excellent 9990  good 5  down 2`: the levels some peers are at, best first, unknown last.
@@ -224,9 +299,10 @@ struct TopView {
     return "\u{1B}[\(code)m\(text)\u{1B}[0m"
   }
 
+  /// `text` in `width` columns: padded, or cut with "…" when longer.
   static func pad(_ text: String, _ width: Int) -> String {
-    text.count >= width
-      ? String(text.prefix(width - 1)) + " "
+    text.count > width
+      ? String(text.prefix(max(0, width - 1))) + "…"
       : text + String(repeating: " ", count: width - text.count)
   }
 
@@ -250,5 +326,13 @@ struct TopView {
       visible += 1
     }
     return result
+  }
+}
+
+extension String {
+  fileprivate var trimmingTrailingSpaces: String {
+    var text = self
+    while text.hasSuffix(" ") { text.removeLast() }
+    return text
   }
 }

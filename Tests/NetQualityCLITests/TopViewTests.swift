@@ -18,7 +18,7 @@ final class TopViewTests: XCTestCase {
     XCTAssertTrue(lines[0].contains("host rx level 99 tx level -3"), lines[0])
     let row = lines.first { $0.hasPrefix("192.0.2.9") } ?? ""
     XCTAssertTrue(row.contains("level 7"), row)
-    XCTAssertTrue(row.hasSuffix("  probe"), row)
+    XCTAssertTrue(row.hasSuffix(" probe"), row)
     XCTAssertEqual(TopView.levelName(5), "very_bad")
   }
 
@@ -77,6 +77,42 @@ final class TopViewTests: XCTestCase {
   }
 }
 
+/// `top` on a narrow terminal keeps the columns an on-call needs first.
+final class TopLayoutTests: XCTestCase {
+  func view() throws -> TopView {
+    var view = TopView(color: false)
+    try view.apply(
+      """
+      {"time":1767225600,"host":{"tx_quality":4,"rx_quality":1},"total":2,"matched":2,
+      "alerts_firing":3,
+      "peers":[{"peer":"198.51.100.23","state":"interrupted","rx_quality":4,"tx_quality":2,
+      "mos":2.1,"rx_loss_ratio":0.121,"tx_loss_ratio":0.034,"rx_jitter_ms":12.5,"rtt_ms":48.3,
+      "sources":["rtp","probe"]},
+      {"peer":"10.0.0.1","state":"connected","rx_quality":1,"tx_quality":1,"mos":4.3}]}
+      """)
+    return view
+  }
+
+  func testAt80ColumnsTheLossEachWayAndRTTStayJitterAndSourceGo() throws {
+    let lines = try view().render(size: (rows: 20, columns: 80))
+    XCTAssertTrue(lines[0].contains("alerts 3"), lines[0])
+    XCTAssertEqual(
+      lines[3], "PEER            STATE        RX        TX         MOS RX LOSS TX LOSS      RTT")
+    XCTAssertEqual(
+      lines[4], "198.51.100.23   interrupted  bad       good      2.10   12.1%    3.4%  48.3 ms")
+    XCTAssertTrue(lines.allSatisfy { $0.count <= 80 }, "\(lines.map(\.count))")
+  }
+
+  func testAt140ColumnsEveryColumnIsShown() throws {
+    let lines = try view().render(size: (rows: 20, columns: 140))
+    XCTAssertEqual(
+      lines[3],
+      "PEER            STATE        RX        TX         MOS RX LOSS TX LOSS   JITTER      RTT SOURCE"
+    )
+    XCTAssertTrue(lines[4].hasSuffix("12.5 ms  48.3 ms rtp+probe"), lines[4])
+  }
+}
+
 /// What the agent's API says reaches the terminal only as text: names escaped, answers bounded.
 final class TopTerminalSafetyTests: XCTestCase {
   /// A peer named to retitle the window (OSC 0), write the clipboard (OSC 52), return the
@@ -121,8 +157,8 @@ final class TopTerminalSafetyTests: XCTestCase {
         XCTAssertEqual(Self.foreignControls(line), [], line)
       }
       let row = try XCTUnwrap(lines.first { $0.hasPrefix("evil") })
-      XCTAssertTrue(row.hasPrefix("evil\\x1B]0;pwned\\x07\\x1 "), row)
-      XCTAssertTrue(row.contains("connected\\x1 "), row)
+      XCTAssertTrue(row.hasPrefix("evil\\x1B]0;pwned\\x07\\x1B]52;c;aGVsbG8=\\…"), row)
+      XCTAssertTrue(row.contains("connected\\x…"), row)
       XCTAssertTrue(row.hasSuffix("rtp\\x07"), row)
       XCTAssertTrue(
         lines.contains(

@@ -128,7 +128,9 @@ final class DashboardFrameTests: XCTestCase {
     XCTAssertTrue(frame.hasSuffix("… and 4 more peers (3 at poor or worse)\n"), frame)
   }
 
-  func testASmallFleetKeepsEveryRowInNameOrderAndEveryEvent() {
+  /// Worst first (by level, then name within a level), columns under their headings, the
+  /// state's age to the tick.
+  func testRowsAreWorstFirstUnderTheirHeadingsWithTheStatesAge() {
     let peers = [
       Self.peer("10.0.0.1", rx: .excellent, tx: .good),
       Self.peer("10.0.0.2", rx: .down, tx: .down, state: .disconnected, mos: nil),
@@ -138,13 +140,24 @@ final class DashboardFrameTests: XCTestCase {
       .split(separator: "\n").map(String.init)
     XCTAssertEqual(lines.count, 1 + 3 + 1 + 2 + 1)
     XCTAssertEqual(
+      lines[4],
+      "PEER            RX        TX         MOS RX LOSS RX JITTER TX LOSS      RTT SOURCE    "
+        + "STATE        FOR")
+    XCTAssertEqual(
       lines[5],
-      "10.0.0.1         excellent  good       4.20    1.2%   12.5 ms    1.2%  48.3 ms rtp        "
-        + "connected 2026-01-01T00:00:00.000Z")
-    XCTAssertTrue(lines[6].hasPrefix("10.0.0.2         down       down"), lines[6])
+      "10.0.0.2        down      down         -       -         -       -  48.3 ms rtp       "
+        + "disconnected 0s")
+    XCTAssertEqual(
+      lines[6],
+      "10.0.0.1        excellent good      4.20    1.2%   12.5 ms    1.2%  48.3 ms rtp       "
+        + "connected    0s")
     XCTAssertEqual(
       lines[7], "2026-01-01T00:00:00.000Z  10.0.0.2         ** disconnected")
     XCTAssertFalse(lines.contains { $0.contains("more") })
+    XCTAssertEqual(DashboardFrame.age(45), "45s")
+    XCTAssertEqual(DashboardFrame.age(192), "3m12s")
+    XCTAssertEqual(DashboardFrame.age(7_500), "2h05m")
+    XCTAssertEqual(DashboardFrame.age(273_600), "3d04h")
   }
 
   func testAFrameWithoutPeersIsOneLine() {

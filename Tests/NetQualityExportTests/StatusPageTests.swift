@@ -134,4 +134,34 @@ final class StatusPageTests: XCTestCase {
     XCTAssertTrue(html.contains("No tick yet"))
     XCTAssertTrue(html.contains(#"<a href="/metrics">"#))
   }
+
+  /// Issue 26: an on-call reads which alerts fire (not just how many), what happened lately,
+  /// how long each state has lasted, and what measured each peer.
+  func testFiringAlertsLatestEventsAgesAndSources() {
+    var model = Self.model(
+      rows: [.init(peer: Self.peer("198.51.100.7"), isGroup: false, chart: [])], peerCount: 1)
+    let start = Self.time.advanced(bySeconds: -192)
+    model.alerts = [
+      Alert(
+        id: "a", rule: "peer_disconnected", severity: .critical, labels: ["peer": "<b>x</b>"],
+        state: .firing, start: start, summary: "peer <b>x</b> disconnected")
+    ]
+    model.firingAlerts = 1
+    model.events = [
+      EngineEvent(
+        time: Self.time.advanced(bySeconds: -45), kind: .recovered, peer: "198.51.100.7",
+        previousState: .interrupted)
+    ]
+    let html = StatusPage.render(model)
+    XCTAssertTrue(html.contains("<td>peer_disconnected</td><td>critical</td>"), html)
+    XCTAssertTrue(html.contains(">3m12s</td><td>peer &lt;b&gt;x&lt;/b&gt; disconnected</td>"), html)
+    XCTAssertTrue(html.contains("<h2>Latest events</h2>"))
+    XCTAssertTrue(
+      html.contains(
+        ">45s</td><td class=\"peer\">198.51.100.7</td><td>recovered</td><td>from interrupted</td>"),
+      html)
+    XCTAssertTrue(html.contains("<th>Source</th>"))
+    XCTAssertTrue(html.contains("title=\"since \(Self.time.rfc3339)\">0s</td>"), html)
+    XCTAssertFalse(html.contains("<b>x</b>"), "escaped")
+  }
 }

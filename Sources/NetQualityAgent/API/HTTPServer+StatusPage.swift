@@ -12,11 +12,16 @@ extension HTTPServer {
   static func statusPage(_ state: AgentState) async -> Response {
     var model = StatusPage.Model()
     model.version = BuildInfo.version
-    let (rows, table, tick, alerts, configuration) = await state.readTick {
-      ($0.statusRows, $0.peerTable, $0.lastTick, $0.alerts.count, $0.status.configuration)
+    let (rows, table, tick, alerts, events, configuration) = await state.readTick {
+      (
+        $0.statusRows, $0.peerTable, $0.lastTick, $0.alerts, $0.recentEvents,
+        $0.status.configuration
+      )
     }
     model.refreshSeconds = configuration.engine.tickIntervalSeconds
-    model.firingAlerts = alerts
+    model.firingAlerts = alerts.count
+    model.alerts = Array(alerts.sorted { ($0.start, $0.id) > ($1.start, $1.id) })
+    model.events = events.reversed()
     guard let table, let time = table.time, let tick else {
       return html(StatusPage.render(model))
     }
@@ -55,6 +60,13 @@ extension HTTPServer {
         points = state.statusCharts.points(peer.peer, from: model.chartFrom, to: model.chartTo)
       }
       return StatusPage.Row(peer: peer, isGroup: rows.isGroup[index], chart: points)
+    }
+    // The span fitted to the data there is: an agent up for 7 minutes charts 7 minutes, not
+    // a sliver of an hour (at least `minimumChartBuckets` buckets).
+    if let first = model.rows.compactMap({ $0.chart.first?.time }).min() {
+      model.chartFrom = min(
+        model.chartTo - bucketSeconds * StatusPage.minimumChartBuckets,
+        max(model.chartFrom, first))
     }
     return html(StatusPage.render(model))
   }

@@ -14,6 +14,7 @@ extension HTTPServer {
       return jsonError(error.description, .badRequest)
     }
     let (tick, table) = await peerTable(state)
+    let alertsFiring = state.read(\.alerts.count)
     let answer = table.answer(request)
     return json(
       .object([
@@ -32,6 +33,7 @@ extension HTTPServer {
         ("limit", .integer(Int64(request.limit))),
         ("next_cursor", .optional(answer.nextCursor?.text)),
         ("levels", answer.levels.json),
+        ("alerts_firing", .integer(Int64(alertsFiring))),
         ("peers", .array(answer.peers.map(TimelineJSON.peer))),
       ]))
   }

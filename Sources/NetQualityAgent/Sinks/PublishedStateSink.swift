@@ -22,6 +22,11 @@ struct PublishedStateSink: TickSink {
       published.lastTick = tick.result
       published.peerTable = table
       published.alerts = tick.alerts
+      // The last of the tick's events join the list (a tick with thousands keeps its last).
+      published.recentEvents.append(
+        contentsOf: tick.result.events.suffix(AgentState.recentEventLimit))
+      published.recentEvents.removeFirst(
+        max(0, published.recentEvents.count - AgentState.recentEventLimit))
       published.capture = tick.capture
       published.trackedStreams = tick.trackedStreams
       published.streamSlots = tick.streamSlots
