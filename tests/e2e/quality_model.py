@@ -48,23 +48,43 @@ def levels(direction):
 
 
 class Damper:
-    """LevelDamper: worse shows after 1 tick, better after 3 in a row, unknown at once."""
+    """LevelDamper (Sources/NetQualityCore/Quality/LevelDamper.swift), the same rules: two or
+    more bands worse shows after 1 tick, one band worse after 3 in a row (as the mildest of
+    them); two or more bands better, to good or excellent, after 3 in a row, any other better
+    level after 30 in a row (as the worst of them); unknown at once. Levels 1..6, 0 unknown."""
 
-    def __init__(self, worsen_after=1, improve_after=3):
-        self.level, self.candidate, self.ticks = 0, 0, 0
-        self.worsen_after, self.improve_after = worsen_after, improve_after
+    def __init__(self, worsen_after=1, worsen_one_level_after=3, improve_after=3,
+                 improve_one_level_after=30):
+        self.level = 0
+        self.run, self.far_run = [0, 0], [0, 0]  # [level, ticks]
+        self.worsen_after, self.worsen_one = worsen_after, worsen_one_level_after
+        self.improve_after, self.improve_one = improve_after, improve_one_level_after
+
+    @staticmethod
+    def _extend(run, raw, worst):
+        run[0] = raw if run[1] == 0 else (max(run[0], raw) if worst else min(run[0], raw))
+        run[1] += 1
+
+    def _take(self, level):
+        self.level, self.run, self.far_run = level, [0, 0], [0, 0]
 
     def update(self, raw):
         if raw == self.level or self.level == 0 or raw == 0:
-            self.level, self.ticks = raw, 0
+            self._take(raw)
             return self.level
-        if raw == self.candidate:
-            self.ticks += 1
+        worse = raw > self.level
+        if self.run[1] > 0 and (self.run[0] > self.level) != worse:
+            self.run, self.far_run = [0, 0], [0, 0]
+        self._extend(self.run, raw, worst=not worse)
+        far = raw >= self.level + 2 if worse else (raw <= self.level - 2 and raw <= 2)
+        if far:
+            self._extend(self.far_run, raw, worst=not worse)
         else:
-            self.candidate, self.ticks = raw, 1
-        needed = self.worsen_after if raw > self.level else self.improve_after
-        if self.ticks >= needed:
-            self.level, self.ticks = raw, 0
+            self.far_run = [0, 0]
+        if self.far_run[1] >= (self.worsen_after if worse else self.improve_after):
+            self._take(self.far_run[0])
+        elif self.run[1] >= (self.worsen_one if worse else self.improve_one):
+            self._take(self.run[0])
         return self.level
 
 
