@@ -45,7 +45,7 @@ public final class AgentState: Sendable {
     var tickTiming = TickTiming()
     var ready = false
     var status = AgentStatus()
-    var metrics = HTTPServer.MetricsSettings()
+    var metrics = TickMetrics.Settings()
     /// The tick's part of the exposition, rendered once per tick (`PublishedStateSink`).
     var tickMetrics: String?
     var lastRenderSeconds: Double?

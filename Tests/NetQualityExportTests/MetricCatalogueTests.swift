@@ -63,7 +63,7 @@ final class MetricCatalogueTests: XCTestCase {
     exposition.http = .init(open: 2, evicted: 0, refused: 0, timedOut: 1)
     exposition.configReloadTime = 1_767_225_600
     exposition.version = "test"
-    exposition.probeSenders = [
+    exposition.probeSenders.senders = [
       .init(target: "10.9.0.2:862", refused: [("foreign", 0)], missed: [("loop_late", 0)])
     ]
     exposition.reflector = .init(
@@ -71,10 +71,9 @@ final class MetricCatalogueTests: XCTestCase {
       refused: [("rate_limited", 0)], sessions: 1, userSpaceTimestamps: 0)
     exposition.storage = .init(
       ticksWritten: 3, rowsWritten: ["ticks": 3], ticksDropped: 0, errors: [:],
-      filesMovedAside: 0, writeSecondsSum: 0.01, writeSecondsMax: 0.005,
-      maintenanceSecondsSum: 0, databaseBytes: 4096, queueLength: 0, healthy: true)
-    exposition.storageErrorKinds = ["disk_full"]
-    exposition.historyReads = .init(answered: 4, busy: 45, cancelled: 1, timedOut: 0)
+      errorKinds: ["disk_full"], filesMovedAside: 0, writeSecondsSum: 0.01,
+      writeSecondsMax: 0.005, maintenanceSecondsSum: 0, databaseBytes: 4096, queueLength: 0,
+      healthy: true, reads: .init(answered: 4, busy: 45, cancelled: 1, timedOut: 0))
     exposition.dashboard = .init(failedWrites: 0, rotations: 0, rotationFailures: 0)
     exposition.web = .init(
       tls: true, clientAuth: "NoClientCert", basicAuth: true, missingCredentials: 1,
@@ -113,7 +112,7 @@ final class MetricCatalogueTests: XCTestCase {
     XCTAssertEqual(Set(rendered.keys), Set(MetricCatalogue.families.map(\.name)))
     for family in MetricCatalogue.families {
       XCTAssertEqual(rendered[family.name], family.kind, family.name)
-      XCTAssertEqual(helps[family.name], Writer.escapeHelp(family.help), family.name)
+      XCTAssertEqual(helps[family.name], MetricsWriter.escapeHelp(family.help), family.name)
     }
   }
 

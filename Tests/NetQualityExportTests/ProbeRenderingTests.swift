@@ -8,7 +8,7 @@ final class ProbeRenderingTests: XCTestCase {
   func testHistogramsAreCumulativeWithSumAndCount() {
     var histogram = DelayHistogram(boundsSeconds: [0.01, 0.1])
     for seconds in [0.005, 0.05, 0.06, 3] { histogram.add(seconds) }
-    var writer = Writer()
+    var writer = MetricsWriter()
     writer.histogram(.histogram("netquality_x_seconds", "x"), [("peer", "p")], histogram)
     XCTAssertEqual(
       writer.text,

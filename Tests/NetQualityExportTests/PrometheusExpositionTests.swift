@@ -5,8 +5,8 @@ import XCTest
 
 final class PrometheusExpositionTests: XCTestCase {
   func testLabelValuesAreEscaped() {
-    XCTAssertEqual(Writer.escapeLabel(#"a\b"c"# + "\nd"), #"a\\b\"c\nd"#)
-    var writer = Writer()
+    XCTAssertEqual(MetricsWriter.escapeLabel(#"a\b"c"# + "\nd"), #"a\\b\"c\nd"#)
+    var writer = MetricsWriter()
     let family = MetricFamily.gauge("netquality_x", "help with \\ and\nnewline")
     writer.family(family)
     writer.sample(family, [("peer", "odd\"name")], 0.25)
@@ -17,10 +17,10 @@ final class PrometheusExpositionTests: XCTestCase {
   }
 
   func testNumbersAreExpositionNumbers() {
-    XCTAssertEqual(Writer.number(3), "3")
-    XCTAssertEqual(Writer.number(0.5), "0.5")
-    XCTAssertEqual(Writer.number(.nan), "NaN")
-    XCTAssertEqual(Writer.number(.infinity), "+Inf")
+    XCTAssertEqual(MetricsWriter.number(3), "3")
+    XCTAssertEqual(MetricsWriter.number(0.5), "0.5")
+    XCTAssertEqual(MetricsWriter.number(.nan), "NaN")
+    XCTAssertEqual(MetricsWriter.number(.infinity), "+Inf")
   }
 
   func testEmptyAgentStillExportsBuildInfoAndConfigState() {

@@ -105,42 +105,6 @@ enum HTTPServer {
     }
   }
 
-  struct MetricsSettings: Sendable {
-    var perStream = false
-    var maxStreamSeries = 1000
-    var maxPeerSeries = 200
-    var pinnedPeers: Set<String> = []
-    /// Every alert rule in effect (name, severity), for `netquality_alerts_fired_total`.
-    var alertRules: [(name: String, severity: String)] = []
-  }
-
-  /// The tick's part of the exposition (see `PrometheusExposition.renderTickSection`), rendered
-  /// once per tick by `PublishedStateSink` rather than at every scrape.
-  ///
-  /// `levelCounters` gives the time at each level of the peers with series of their own (the
-  /// scorer's `levelCounters(of:)`, asked for those peers only).
-  static func tickMetrics(
-    _ snapshot: Snapshot?, alerts: [Alert], settings: MetricsSettings, worstOrder: [Int]? = nil,
-    levelCounters: ([String]) -> [String: PeerLevelCounters] = { _ in [:] }
-  ) -> String {
-    var exposition = PrometheusExposition()
-    exposition.snapshot = snapshot
-    exposition.worstOrder = worstOrder
-    exposition.alertRules = settings.alertRules
-    if let snapshot {
-      let shown = PrometheusExposition.seriesPeers(
-        snapshot.peers, limit: settings.maxPeerSeries, pinned: settings.pinnedPeers,
-        worstOrder: worstOrder)
-      exposition.peerCounters = levelCounters(shown.map(\.peer))
-    }
-    exposition.alerts = alerts
-    exposition.perStream = settings.perStream
-    exposition.maxStreamSeries = settings.maxStreamSeries
-    exposition.maxPeerSeries = settings.maxPeerSeries
-    exposition.pinnedPeers = settings.pinnedPeers
-    return exposition.renderTickSection()
-  }
-
   static func metrics(
     _ state: AgentState, http: ConnectionRegistry.Counters?, security: WebSecurity? = nil,
     gzip: Bool = false
@@ -171,9 +135,10 @@ enum HTTPServer {
       // Rendered at the tick; rendered now only where a tick was published without it.
       tickSection =
         published.tickMetrics
-        ?? tickMetrics(
-          published.lastTick?.snapshot, alerts: published.alerts, settings: published.metrics)
-      exposition.probeSenders = published.probeSenders.sorted { $0.key < $1.key }.map {
+        ?? TickMetrics(
+          published.lastTick?.snapshot, alerts: published.alerts, settings: published.metrics
+        ).render()
+      exposition.probeSenders.senders = published.probeSenders.sorted { $0.key < $1.key }.map {
         target, counters in
         .init(
           target: target,
@@ -204,30 +169,28 @@ enum HTTPServer {
       failedWrites: Int64(dashboard.failedWrites.load(ordering: .relaxed)),
       rotations: Int64(dashboard.rotations.load(ordering: .relaxed)),
       rotationFailures: Int64(dashboard.rotationFailures.load(ordering: .relaxed)))
-    if let history = state.history {
+    if let history = state.history, let readers = state.historyReaders {
       let counters = history.counters
-      exposition.storageErrorKinds = HistoryFault.Kind.allCases.map(\.rawValue)
+      let reads = readers.queue.counters
       exposition.storage = .init(
         ticksWritten: counters.ticksWritten, rowsWritten: counters.rowsWritten,
         ticksDropped: counters.ticksDropped,
         errors: Dictionary(
           uniqueKeysWithValues: counters.errors.map { ($0.key.rawValue, $0.value) }),
+        errorKinds: HistoryFault.Kind.allCases.map(\.rawValue),
         filesMovedAside: counters.filesMovedAside, writeSecondsSum: counters.writeSecondsSum,
         writeSecondsMax: counters.writeSecondsMax,
         maintenanceSecondsSum: counters.maintenanceSecondsSum,
         databaseBytes: counters.databaseBytes, queueLength: counters.queueLength,
-        healthy: counters.fault == nil)
+        healthy: counters.fault == nil,
+        reads: .init(
+          answered: Int64(reads.completed.load(ordering: .relaxed)),
+          busy: Int64(reads.refusedBusy.load(ordering: .relaxed)),
+          cancelled: Int64(reads.cancelled.load(ordering: .relaxed)),
+          timedOut: Int64(reads.timedOut.load(ordering: .relaxed))))
     }
-    if let readers = state.historyReaders {
-      let counters = readers.queue.counters
-      exposition.historyReads = .init(
-        answered: Int64(counters.completed.load(ordering: .relaxed)),
-        busy: Int64(counters.refusedBusy.load(ordering: .relaxed)),
-        cancelled: Int64(counters.cancelled.load(ordering: .relaxed)),
-        timedOut: Int64(counters.timedOut.load(ordering: .relaxed)))
-    }
-    exposition.web = security.map(webFigures)
-    exposition.alertmanager = state.alertmanager?.counters.figures
+    exposition.web = security.map(\.metricsCollector)
+    exposition.alertmanager = state.alertmanager?.counters.metricsCollector
     var body = exposition.render(previousRenderSeconds: previous, tickSection: tickSection)
     var headers: HTTPFields = [.contentType: PrometheusExposition.contentType]
     headers[.vary] = "Accept-Encoding"
