@@ -38,7 +38,7 @@ public final class AgentState: Sendable {
     /// The peers the status page shows, chosen at the tick (`StatusPageSink`).
     var statusRows = StatusPageRows()
     var alerts: [Alert] = []
-    var interfaces: [String: PrometheusExposition.Interface] = [:]
+    var interfaces: [String: CaptureInterfacesCollector.Interface] = [:]
     var capture = CaptureCounters()
     var trackedStreams = 0
     var streamSlots = 0

@@ -24,9 +24,7 @@ final class ProbeRenderingTests: XCTestCase {
 
   func testProbedPeerExportsLossByDirectionAndDelayHistograms() throws {
     let snapshot = Self.probedSnapshot()
-    var exposition = PrometheusExposition()
-    exposition.snapshot = snapshot
-    let text = exposition.render(previousRenderSeconds: nil)
+    let text = TickMetrics(snapshot, alerts: [], settings: .init()).render()
     let peer = #"peer="10.9.0.2""#
     XCTAssertTrue(text.contains("netquality_probe_sent_total{\(peer)} 150\n"))
     XCTAssertTrue(text.contains("netquality_probe_lost_total{\(peer),direction=\"forward\"} 15\n"))

@@ -5,8 +5,6 @@ import HummingbirdTLS
 import NIOCore
 import NetQualityCore
 import NetQualityExport
-import NetQualityProbe
-import NetQualityStore
 
 /// The agent's HTTP endpoints on Hummingbird: Prometheus `/metrics` rendered from the last
 /// tick at scrape time, health and readiness, the status page and the JSON API; every
@@ -105,93 +103,15 @@ enum HTTPServer {
     }
   }
 
+  /// `/metrics`: the collectors of `MetricsRegistry` rendered in their order; how long that took
+  /// is the next scrape's `netquality_scrape_duration_seconds`.
   static func metrics(
     _ state: AgentState, http: ConnectionRegistry.Counters?, security: WebSecurity? = nil,
     gzip: Bool = false
   ) -> Response {
     let started = ContinuousClock.now
-    var exposition = PrometheusExposition()
-    var tickSection = ""
-    exposition.version = BuildInfo.version
-    let previous: Double? = state.read { published in
-      exposition.interfaces = published.interfaces.values.sorted { $0.name < $1.name }
-      exposition.capture = published.capture
-      exposition.trackedStreams = published.trackedStreams
-      exposition.streamSlots = published.streamSlots
-      let timing = published.tickTiming
-      exposition.tickDurations = [
-        ("harvest", timing.harvestSeconds), ("score", timing.scoreSeconds),
-        ("publish", timing.publishSeconds),
-      ]
-      exposition.ticksSkipped = timing.skippedTicks
-      exposition.tickLatenessSeconds = timing.lateSeconds
-      exposition.configReloadSuccessful = published.status.lastReloadSuccessful
-      exposition.configReloadTime = published.status.lastReloadTime
-      exposition.http = http.map {
-        .init(
-          open: $0.open, evicted: $0.evicted, refused: $0.refused, timedOut: $0.timedOut,
-          pipelining: $0.pipelining, notReading: $0.notReading)
-      }
-      // Rendered at the tick; rendered now only where a tick was published without it.
-      tickSection =
-        published.tickMetrics
-        ?? TickMetrics(
-          published.lastTick?.snapshot, alerts: published.alerts, settings: published.metrics
-        ).render()
-      exposition.probeSenders.senders = published.probeSenders.sorted { $0.key < $1.key }.map {
-        target, counters in
-        .init(
-          target: target,
-          refused: [
-            ("foreign", counters.foreign), ("malformed", counters.malformed),
-            ("bad_hmac", counters.badHMAC),
-          ],
-          missed: [
-            ("loop_late", counters.missedSends), ("send_buffer_full", counters.sendBufferFull),
-            ("send_error", counters.sendErrors),
-          ])
-      }
-      exposition.reflector = published.reflector.map { counters in
-        .init(
-          receivedPackets: Int64(counters.packetsReceived),
-          receivedBytes: Int64(counters.bytesReceived),
-          reflectedPackets: Int64(counters.packetsReflected),
-          reflectedBytes: Int64(counters.bytesReflected),
-          refused: ReflectorRefusal.allCases.map { ($0.rawValue, Int64(counters.refused($0))) },
-          sessions: Int64(counters.sessionsActive),
-          userSpaceTimestamps: Int64(counters.userSpaceTimestamps),
-          sendErrors: Int64(counters.sendErrors))
-      }
-      return published.lastRenderSeconds
-    }
-    let dashboard = state.dashboardCounters
-    exposition.dashboard = .init(
-      failedWrites: Int64(dashboard.failedWrites.load(ordering: .relaxed)),
-      rotations: Int64(dashboard.rotations.load(ordering: .relaxed)),
-      rotationFailures: Int64(dashboard.rotationFailures.load(ordering: .relaxed)))
-    if let history = state.history, let readers = state.historyReaders {
-      let counters = history.counters
-      let reads = readers.queue.counters
-      exposition.storage = .init(
-        ticksWritten: counters.ticksWritten, rowsWritten: counters.rowsWritten,
-        ticksDropped: counters.ticksDropped,
-        errors: Dictionary(
-          uniqueKeysWithValues: counters.errors.map { ($0.key.rawValue, $0.value) }),
-        errorKinds: HistoryFault.Kind.allCases.map(\.rawValue),
-        filesMovedAside: counters.filesMovedAside, writeSecondsSum: counters.writeSecondsSum,
-        writeSecondsMax: counters.writeSecondsMax,
-        maintenanceSecondsSum: counters.maintenanceSecondsSum,
-        databaseBytes: counters.databaseBytes, queueLength: counters.queueLength,
-        healthy: counters.fault == nil,
-        reads: .init(
-          answered: Int64(reads.completed.load(ordering: .relaxed)),
-          busy: Int64(reads.refusedBusy.load(ordering: .relaxed)),
-          cancelled: Int64(reads.cancelled.load(ordering: .relaxed)),
-          timedOut: Int64(reads.timedOut.load(ordering: .relaxed))))
-    }
-    exposition.web = security.map(\.metricsCollector)
-    exposition.alertmanager = state.alertmanager?.counters.metricsCollector
-    var body = exposition.render(previousRenderSeconds: previous, tickSection: tickSection)
+    var body = PrometheusExposition.render(
+      MetricsRegistry.collectors(state, http: http, security: security))
     var headers: HTTPFields = [.contentType: PrometheusExposition.contentType]
     headers[.vary] = "Accept-Encoding"
     let compressed = gzip ? body.withUTF8 { Gzip.compress(UnsafeRawBufferPointer($0)) } : nil

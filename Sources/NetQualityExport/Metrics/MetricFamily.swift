@@ -1,9 +1,8 @@
 /// One metric family the agent can expose: name, type, help text and the label names its
 /// samples may carry. Every family is declared once, beside the collector that writes it
-/// (`Metrics/*Collector.swift`; the scrape-time figures not yet in a collector, in
-/// `MetricCatalogue.swift`); collectors write samples of these values (never a name typed
+/// (`Metrics/*Collector.swift`); collectors write samples of these values (never a name typed
 /// again), and `docs/metrics.md`, the dashboards and the Prometheus rules are checked against
-/// the catalogue by the tests.
+/// the catalogue (`MetricCatalogue`: every collector's families) by the tests.
 public struct MetricFamily: Sendable, Hashable {
   /// The exposition format's TYPE (https://prometheus.io/docs/instrumenting/exposition_formats/).
   public enum Kind: String, Sendable, CaseIterable {
