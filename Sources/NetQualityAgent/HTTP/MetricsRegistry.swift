@@ -13,32 +13,33 @@ enum MetricsRegistry {
     _ state: AgentState, http: ConnectionRegistry.Counters?, security: WebSecurity?
   ) -> [any MetricsCollector] {
     // What the ticker and the services published, read under one lock: one moment's view.
-    var published: (tick: [any MetricsCollector], status: [any MetricsCollector]) = ([], [])
-    state.read { figures in
-      published.tick = [
+    var fromTick: [any MetricsCollector] = []
+    var fromStatus: [any MetricsCollector] = []
+    state.read { published in
+      fromTick = [
         // Rendered at the tick; rendered now only where a tick was published without it.
         TickMetrics.Rendered(
-          figures.tickMetrics
+          published.tickMetrics
             ?? TickMetrics(
-              figures.lastTick?.snapshot, alerts: figures.alerts, settings: figures.metrics
+              published.lastTick?.snapshot, alerts: published.alerts, settings: published.metrics
             ).render()),
         CaptureInterfacesCollector(
-          interfaces: figures.interfaces.values.sorted { $0.name < $1.name }),
-        EngineCollector(figures),
-        ProbeSenderCollector(figures.probeSenders),
+          interfaces: published.interfaces.values.sorted { $0.name < $1.name }),
+        EngineCollector(published),
+        ProbeSenderCollector(published.probeSenders),
       ]
-      if let reflector = figures.reflector { published.tick.append(ReflectorCollector(reflector)) }
-      published.status = [
+      if let reflector = published.reflector { fromTick.append(ReflectorCollector(reflector)) }
+      fromStatus = [
         ConfigurationCollector(
-          lastReloadSuccessful: figures.status.lastReloadSuccessful,
-          lastReloadSuccessTime: figures.status.lastReloadTime)
+          lastReloadSuccessful: published.status.lastReloadSuccessful,
+          lastReloadSuccessTime: published.status.lastReloadTime)
       ]
-      if let seconds = figures.lastRenderSeconds {
-        published.status.append(ScrapeDurationCollector(previousRenderSeconds: seconds))
+      if let seconds = published.lastRenderSeconds {
+        fromStatus.append(ScrapeDurationCollector(previousRenderSeconds: seconds))
       }
     }
     var collectors: [any MetricsCollector] = [BuildInfoCollector(version: BuildInfo.version)]
-    collectors += published.tick
+    collectors += fromTick
     if let history = state.history, let readers = state.historyReaders {
       collectors.append(StorageCollector(history.counters, reads: readers.queue.counters))
     }
@@ -47,7 +48,7 @@ enum MetricsRegistry {
     if let alertmanager = state.alertmanager {
       collectors.append(alertmanager.counters.metricsCollector)
     }
-    collectors += published.status
+    collectors += fromStatus
     if let http { collectors.append(HTTPConnectionsCollector(http)) }
     return collectors
   }
