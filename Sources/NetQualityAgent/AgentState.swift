@@ -40,14 +40,14 @@ public final class AgentState: Sendable {
     var alerts: [Alert] = []
     /// The latest events, newest last, at most `recentEventLimit`: what the status page lists.
     var recentEvents: [EngineEvent] = []
-    var interfaces: [String: PrometheusExposition.Interface] = [:]
+    var interfaces: [String: CaptureInterfacesCollector.Interface] = [:]
     var capture = CaptureCounters()
     var trackedStreams = 0
     var streamSlots = 0
     var tickTiming = TickTiming()
     var ready = false
     var status = AgentStatus()
-    var metrics = HTTPServer.MetricsSettings()
+    var metrics = TickMetrics.Settings()
     /// The tick's part of the exposition, rendered once per tick (`PublishedStateSink`).
     var tickMetrics: String?
     var lastRenderSeconds: Double?

@@ -82,12 +82,12 @@ public enum AlertmanagerPayload {
       return "\(alert.summary) (\(since)); raised by the agent itself, not by a peer rule."
     }
     let ticks = rule.forTicks == 1 ? "1 tick" : "\(rule.forTicks) ticks"
-    let seconds = Writer.number(
+    let seconds = MetricsWriter.number(
       (Double(rule.forTicks) * context.tickIntervalSeconds * 10).rounded() / 10)
     var subject = alert.labels["peer"].map { "peer \($0)" } ?? "the agent"
     if let direction = alert.labels["direction"] { subject += " (\(direction))" }
     return "Rule \(rule.name): \(rule.metric.rawValue) \(rule.comparison.rawValue) "
-      + "\(Writer.number(rule.threshold))\(meaning(of: rule)) for \(ticks) (\(seconds) s), "
+      + "\(MetricsWriter.number(rule.threshold))\(meaning(of: rule)) for \(ticks) (\(seconds) s), "
       + "\(rule.severity.rawValue), holds for \(subject) \(since)."
   }
 

@@ -22,11 +22,12 @@ final class TickMetricsOrderTests: XCTestCase {
     let snapshot = Snapshot(
       time: CaptureTime(nanosecondsSinceEpoch: 1_767_225_600_000_000_000), intervalSeconds: 2,
       hostRx: .down, hostTx: .unknown, peers: peers, streams: [])
-    let settings = HTTPServer.MetricsSettings(pinnedPeers: ["10.1.0.3", "10.1.11.9"])
+    let settings = TickMetrics.Settings(pinnedPeers: ["10.1.0.3", "10.1.11.9"])
     let table = PeerTable(snapshot, sorted: [.worst])
-    let ordered = HTTPServer.tickMetrics(
-      snapshot, alerts: [], settings: settings, worstOrder: table.order(.worst))
-    let sorted = HTTPServer.tickMetrics(snapshot, alerts: [], settings: settings)
+    let ordered = TickMetrics(
+      snapshot, alerts: [], settings: settings, worstOrder: table.order(.worst)
+    ).render()
+    let sorted = TickMetrics(snapshot, alerts: [], settings: settings).render()
     XCTAssertEqual(ordered, sorted)
     XCTAssertEqual(
       ordered.split(separator: "\n").filter {

@@ -226,7 +226,7 @@ final class WebSecurityTests: XCTestCase {
     // Any certificate passes (Go's RequireAnyClientCert): a callback that accepts them.
     XCTAssertNotNil(tls.customVerification)
     XCTAssertNotNil(tls.configuration.sslContextCallback)
-    XCTAssertEqual(HTTPServer.webFigures(security).clientAuth, "RequireAnyClientCert")
+    XCTAssertEqual(security.metricsCollector.clientAuth, "RequireAnyClientCert")
     XCTAssertNil(WebSecurity(.none).tls)
   }
 

@@ -113,8 +113,7 @@ final class AlertmanagerPayloadTests: XCTestCase {
     var histogram = DelayHistogram(boundsSeconds: [0.01, 0.1])
     histogram.add(0.004)
     histogram.add(0.05)
-    var exposition = PrometheusExposition()
-    exposition.alertmanager = .init(
+    let collector = AlertmanagerCollector(
       targets: [
         .init(
           url: "http://127.0.0.1:9093", sent: 12, failed: 3, up: true, requestSeconds: histogram),
@@ -124,7 +123,7 @@ final class AlertmanagerPayloadTests: XCTestCase {
       ],
       queueLength: 4, queueCapacity: 100, droppedQueueFull: 7, droppedRejected: 1,
       activeAlerts: 2)
-    let text = exposition.render(previousRenderSeconds: nil)
+    let text = PrometheusExposition.render([collector])
     for line in [
       #"netquality_alertmanager_notifications_sent_total{alertmanager="http://127.0.0.1:9093"} 12"#,
       #"netquality_alertmanager_notifications_failed_total{alertmanager="http://127.0.0.1:9093"} 3"#,

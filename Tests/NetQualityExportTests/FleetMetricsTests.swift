@@ -29,14 +29,16 @@ final class FleetMetricsTests: XCTestCase {
       rxRetransmittedTotal: 0, txRetransmittedTotal: 0, rxFECTotal: 0, streams: 1)
   }
 
-  static func exposition(peers: Int, limit: Int, pinned: Set<String> = []) -> PrometheusExposition {
-    var exposition = PrometheusExposition()
-    exposition.snapshot = Snapshot(
-      time: time, intervalSeconds: 2, hostRx: .down, hostTx: .good,
-      peers: (0..<peers).map(peer), streams: [])
-    exposition.maxPeerSeries = limit
-    exposition.pinnedPeers = pinned
-    return exposition
+  /// The tick's part of `/metrics` for `peers` peers, `limit` of them with series of their own.
+  static func tickMetrics(
+    peers: Int, limit: Int, pinned: Set<String> = [], alerts: [Alert] = []
+  ) -> String {
+    TickMetrics(
+      Snapshot(
+        time: time, intervalSeconds: 2, hostRx: .down, hostTx: .good,
+        peers: (0..<peers).map(peer), streams: []),
+      alerts: alerts, settings: .init(maxPeerSeries: limit, pinnedPeers: pinned)
+    ).render()
   }
 
   static func samples(_ text: String, _ name: String) -> [(labels: String, value: Double)] {
@@ -50,7 +52,7 @@ final class FleetMetricsTests: XCTestCase {
 
   func testOnlyPinnedAndWorstPeersGetSeriesOfTheirOwn() {
     let pinned: Set = ["10.0.0.1", "10.0.0.7"]  // numbers 1 and 7: good (level 2)
-    let text = Self.exposition(peers: 10_000, limit: 200, pinned: pinned).renderTickSection()
+    let text = Self.tickMetrics(peers: 10_000, limit: 200, pinned: pinned)
     let levels = Self.samples(text, "netquality_peer_quality_level")
       .filter { $0.labels.contains("direction=\"rx\"") }
     XCTAssertEqual(levels.count, 200)
@@ -62,7 +64,7 @@ final class FleetMetricsTests: XCTestCase {
   }
 
   func testFleetSeriesCountEveryPeer() {
-    let text = Self.exposition(peers: 10_000, limit: 10).renderTickSection()
+    let text = Self.tickMetrics(peers: 10_000, limit: 10)
     let rx = Self.samples(text, "netquality_peers").filter { $0.labels.contains("\"rx\"") }
     XCTAssertEqual(rx.count, QualityLevel.allCases.count)
     // 10,000 = 6 x 1,666 + 4: levels 1..4 get 1,667 peers, 5 and 6 get 1,666, unknown none.
@@ -86,8 +88,8 @@ final class FleetMetricsTests: XCTestCase {
   /// The budget of the documented defaults: with 10,000 peers the exposition stays under
   /// 2 MB and about 5,000 series whatever the fleet size.
   func testSizeStaysWithinTheBudgetForAnyFleet() {
-    let small = Self.exposition(peers: 10_000, limit: 200).renderTickSection()
-    let large = Self.exposition(peers: 50_000, limit: 200).renderTickSection()
+    let small = Self.tickMetrics(peers: 10_000, limit: 200)
+    let large = Self.tickMetrics(peers: 50_000, limit: 200)
     let series = large.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
     XCTAssertLessThan(large.utf8.count, 2_000_000)
     XCTAssertLessThan(series, 5_000)
@@ -98,18 +100,17 @@ final class FleetMetricsTests: XCTestCase {
 
   /// Alerts are counted for every peer and listed only for the peers with series.
   func testAlertSeriesFollowTheBudget() {
-    var exposition = Self.exposition(peers: 1_000, limit: 10)
-    exposition.alerts = (0..<1_000).map { number in
+    var alerts = (0..<1_000).map { number in
       let peer = Self.peer(number).peer
       return Alert(
         id: "peer_disconnected/\(peer)", rule: "peer_disconnected", severity: .critical,
         labels: ["peer": peer], state: .firing, start: Self.time, summary: "down")
     }
-    exposition.alerts.append(
+    alerts.append(
       Alert(
         id: "storage_failing", rule: "storage_failing", severity: .critical, labels: [:],
         state: .firing, start: Self.time, summary: "disk full"))
-    let text = exposition.renderTickSection()
+    let text = Self.tickMetrics(peers: 1_000, limit: 10, alerts: alerts)
     XCTAssertEqual(
       Self.samples(text, "netquality_firing_alerts").map(\.value), [1_000, 1])
     // The 10 peers with series, and the alert about no peer.
@@ -127,7 +128,7 @@ final class FleetMetricsTests: XCTestCase {
   }
 
   func testGzipRoundTripsAndHonoursAcceptEncoding() throws {
-    let text = Self.exposition(peers: 2_000, limit: 200).renderTickSection()
+    let text = Self.tickMetrics(peers: 2_000, limit: 200)
     let compressed = try XCTUnwrap(
       text.utf8CString.withUnsafeBytes { bytes in
         Gzip.compress(UnsafeRawBufferPointer(rebasing: bytes.dropLast()))

@@ -6,10 +6,10 @@ import XCTest
 /// The catalogue is the exposition's whole vocabulary: every family it renders is there with
 /// its type, help and labels, and docs/metrics.md documents every entry.
 final class MetricCatalogueTests: XCTestCase {
-  /// An exposition with every part present: peers with RTT, MOS, loss and jitter, a probed peer
-  /// with synchronised clocks, a stream, alerts, interfaces, HTTP, history, dashboard file,
-  /// probe sender and reflector.
-  static func fullExposition() -> PrometheusExposition {
+  /// Every collector with every part present, in the catalogue's order: peers with RTT, MOS,
+  /// loss and jitter, a probed peer with synchronised clocks, a stream, alerts, interfaces,
+  /// HTTP, history, dashboard file, probe sender and reflector.
+  static func everyCollector() -> [any MetricsCollector] {
     let target = Endpoint(address: IPAddress(ipv4: 10, 9, 0, 2), port: 862)
     let start = FleetMetricsTests.time.nanosecondsSinceEpoch
     func time(_ milliseconds: Int64) -> CaptureTime {
@@ -38,13 +38,7 @@ final class MetricCatalogueTests: XCTestCase {
         lostChange: 1, duplicates: 0, late: 0, bitsPerSecond: 64_000, jitterMilliseconds: 3,
         roundTripMilliseconds: nil, packetsTotal: 1_000, lostTotal: 4)
     ]
-    var exposition = PrometheusExposition()
-    exposition.snapshot = snapshot
-    exposition.perStream = true
-    exposition.alertRules = AlertRule.builtIn.map { ($0.name, $0.severity.rawValue) }
-    exposition.peerCounters = Dictionary(
-      uniqueKeysWithValues: snapshot.peers.map { ($0.peer, PeerLevelCounters()) })
-    exposition.alerts = [
+    let alerts = [
       Alert(
         id: "a", rule: "peer_rx_quality_bad", severity: .warning,
         labels: ["peer": "10.0.0.4", "direction": "rx"], state: .firing,
@@ -54,43 +48,51 @@ final class MetricCatalogueTests: XCTestCase {
         labels: ["kind": "disk_full"], state: .firing, start: FleetMetricsTests.time,
         summary: "disk full"),
     ]
-    exposition.interfaces = [
-      .init(
-        name: "eth0", capturing: true, linkUp: true, receivedPackets: 10, droppedPackets: 0,
-        interfaceDroppedPackets: 0)
-    ]
-    exposition.tickDurations = [("harvest", 0.001), ("score", 0.002), ("publish", 0.001)]
-    exposition.http = .init(open: 2, evicted: 0, refused: 0, timedOut: 1)
-    exposition.configReloadTime = 1_767_225_600
-    exposition.version = "test"
-    exposition.probeSenders = [
-      .init(target: "10.9.0.2:862", refused: [("foreign", 0)], missed: [("loop_late", 0)])
-    ]
-    exposition.reflector = .init(
-      receivedPackets: 5, receivedBytes: 220, reflectedPackets: 5, reflectedBytes: 220,
-      refused: [("rate_limited", 0)], sessions: 1, userSpaceTimestamps: 0)
-    exposition.storage = .init(
-      ticksWritten: 3, rowsWritten: ["ticks": 3], ticksDropped: 0, errors: [:],
-      filesMovedAside: 0, writeSecondsSum: 0.01, writeSecondsMax: 0.005,
-      maintenanceSecondsSum: 0, databaseBytes: 4096, queueLength: 0, healthy: true)
-    exposition.storageErrorKinds = ["disk_full"]
-    exposition.historyReads = .init(answered: 4, busy: 45, cancelled: 1, timedOut: 0)
-    exposition.dashboard = .init(failedWrites: 0, rotations: 0, rotationFailures: 0)
-    exposition.web = .init(
-      tls: true, clientAuth: "NoClientCert", basicAuth: true, missingCredentials: 1,
-      invalidCredentials: 2, bcryptChecks: 3, rateLimited: 0, tlsHandshakeFailures: 4)
-    exposition.alertmanager = .init(
-      targets: [
+    let tick = TickMetrics(
+      snapshot, alerts: alerts,
+      settings: .init(
+        perStream: true, alertRules: AlertRule.builtIn.map { ($0.name, $0.severity.rawValue) }),
+      levelCounters: { names in
+        Dictionary(uniqueKeysWithValues: names.map { ($0, PeerLevelCounters()) })
+      })
+    return [
+      BuildInfoCollector(version: "test"), tick,
+      CaptureInterfacesCollector(interfaces: [
         .init(
-          url: "http://127.0.0.1:9093", sent: 5, failed: 1, up: true,
-          requestSeconds: DelayHistogram(boundsSeconds: [0.01, 0.1]))
-      ], queueLength: 0, queueCapacity: 10_000, droppedQueueFull: 0, droppedRejected: 0,
-      activeAlerts: 1)
-    return exposition
+          name: "eth0", capturing: true, linkUp: true, receivedPackets: 10, droppedPackets: 0,
+          interfaceDroppedPackets: 0)
+      ]),
+      EngineCollector(tickDurations: [("harvest", 0.001), ("score", 0.002), ("publish", 0.001)]),
+      ProbeSenderCollector(senders: [
+        .init(target: "10.9.0.2:862", refused: [("foreign", 0)], missed: [("loop_late", 0)])
+      ]),
+      ReflectorCollector(
+        receivedPackets: 5, receivedBytes: 220, reflectedPackets: 5, reflectedBytes: 220,
+        refused: [("rate_limited", 0)], sessions: 1, userSpaceTimestamps: 0),
+      StorageCollector(
+        ticksWritten: 3, rowsWritten: ["ticks": 3], ticksDropped: 0, errors: [:],
+        errorKinds: ["disk_full"], filesMovedAside: 0, writeSecondsSum: 0.01,
+        writeSecondsMax: 0.005, maintenanceSecondsSum: 0, databaseBytes: 4096, queueLength: 0,
+        healthy: true, reads: .init(answered: 4, busy: 45, cancelled: 1, timedOut: 0)),
+      DashboardCollector(failedWrites: 0, rotations: 0, rotationFailures: 0),
+      WebSecurityCollector(
+        tls: true, clientAuth: "NoClientCert", basicAuth: true, missingCredentials: 1,
+        invalidCredentials: 2, bcryptChecks: 3, rateLimited: 0, tlsHandshakeFailures: 4),
+      AlertmanagerCollector(
+        targets: [
+          .init(
+            url: "http://127.0.0.1:9093", sent: 5, failed: 1, up: true,
+            requestSeconds: DelayHistogram(boundsSeconds: [0.01, 0.1]))
+        ], queueLength: 0, queueCapacity: 10_000, droppedQueueFull: 0, droppedRejected: 0,
+        activeAlerts: 1),
+      ConfigurationCollector(lastReloadSuccessful: true, lastReloadSuccessTime: 1_767_225_600),
+      ScrapeDurationCollector(previousRenderSeconds: 0.001),
+      HTTPConnectionsCollector(open: 2, evicted: 0, refused: 0, timedOut: 1),
+    ]
   }
 
   func testEveryRenderedFamilyIsCataloguedWithItsTypeHelpAndLabels() throws {
-    let text = Self.fullExposition().render(previousRenderSeconds: 0.001)
+    let text = PrometheusExposition.render(Self.everyCollector())
     var rendered: [String: MetricFamily.Kind] = [:]
     var helps: [String: String] = [:]
     for line in text.split(separator: "\n") {
@@ -109,11 +111,16 @@ final class MetricCatalogueTests: XCTestCase {
           Set(labels).subtracting(allowed), [], "\(line): labels the catalogue does not list")
       }
     }
-    // The full exposition has every family, and only catalogue families.
+    // The full exposition has every family, and only catalogue families, each from the
+    // collector that declares it, in the catalogue's order.
     XCTAssertEqual(Set(rendered.keys), Set(MetricCatalogue.families.map(\.name)))
+    XCTAssertEqual(
+      text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map {
+        String($0.split(separator: " ")[2])
+      }, MetricCatalogue.families.map(\.name))
     for family in MetricCatalogue.families {
       XCTAssertEqual(rendered[family.name], family.kind, family.name)
-      XCTAssertEqual(helps[family.name], Writer.escapeHelp(family.help), family.name)
+      XCTAssertEqual(helps[family.name], MetricsWriter.escapeHelp(family.help), family.name)
     }
   }
 

@@ -8,7 +8,7 @@ final class ProbeRenderingTests: XCTestCase {
   func testHistogramsAreCumulativeWithSumAndCount() {
     var histogram = DelayHistogram(boundsSeconds: [0.01, 0.1])
     for seconds in [0.005, 0.05, 0.06, 3] { histogram.add(seconds) }
-    var writer = Writer()
+    var writer = MetricsWriter()
     writer.histogram(.histogram("netquality_x_seconds", "x"), [("peer", "p")], histogram)
     XCTAssertEqual(
       writer.text,
@@ -24,9 +24,7 @@ final class ProbeRenderingTests: XCTestCase {
 
   func testProbedPeerExportsLossByDirectionAndDelayHistograms() throws {
     let snapshot = Self.probedSnapshot()
-    var exposition = PrometheusExposition()
-    exposition.snapshot = snapshot
-    let text = exposition.render(previousRenderSeconds: nil)
+    let text = TickMetrics(snapshot, alerts: [], settings: .init()).render()
     let peer = #"peer="10.9.0.2""#
     XCTAssertTrue(text.contains("netquality_probe_sent_total{\(peer)} 150\n"))
     XCTAssertTrue(text.contains("netquality_probe_lost_total{\(peer),direction=\"forward\"} 15\n"))

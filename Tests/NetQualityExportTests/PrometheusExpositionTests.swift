@@ -5,8 +5,8 @@ import XCTest
 
 final class PrometheusExpositionTests: XCTestCase {
   func testLabelValuesAreEscaped() {
-    XCTAssertEqual(Writer.escapeLabel(#"a\b"c"# + "\nd"), #"a\\b\"c\nd"#)
-    var writer = Writer()
+    XCTAssertEqual(MetricsWriter.escapeLabel(#"a\b"c"# + "\nd"), #"a\\b\"c\nd"#)
+    var writer = MetricsWriter()
     let family = MetricFamily.gauge("netquality_x", "help with \\ and\nnewline")
     writer.family(family)
     writer.sample(family, [("peer", "odd\"name")], 0.25)
@@ -17,17 +17,21 @@ final class PrometheusExpositionTests: XCTestCase {
   }
 
   func testNumbersAreExpositionNumbers() {
-    XCTAssertEqual(Writer.number(3), "3")
-    XCTAssertEqual(Writer.number(0.5), "0.5")
-    XCTAssertEqual(Writer.number(.nan), "NaN")
-    XCTAssertEqual(Writer.number(.infinity), "+Inf")
+    XCTAssertEqual(MetricsWriter.number(3), "3")
+    XCTAssertEqual(MetricsWriter.number(0.5), "0.5")
+    XCTAssertEqual(MetricsWriter.number(.nan), "NaN")
+    XCTAssertEqual(MetricsWriter.number(.infinity), "+Inf")
   }
 
   func testEmptyAgentStillExportsBuildInfoAndConfigState() {
-    var exposition = PrometheusExposition()
-    exposition.version = "9.9"
-    exposition.configReloadSuccessful = false
-    let text = exposition.render(previousRenderSeconds: 0.002)
+    // What the agent registers before its first tick, with no optional subsystem.
+    let text = PrometheusExposition.render([
+      BuildInfoCollector(version: "9.9"), TickMetrics(nil, alerts: [], settings: .init()),
+      CaptureInterfacesCollector(interfaces: []), EngineCollector(),
+      ProbeSenderCollector(senders: []),
+      ConfigurationCollector(lastReloadSuccessful: false, lastReloadSuccessTime: nil),
+      ScrapeDurationCollector(previousRenderSeconds: 0.002),
+    ])
     XCTAssertTrue(text.contains("netquality_build_info{version=\"9.9\"} 1\n"))
     XCTAssertTrue(text.contains("netquality_config_last_reload_successful 0\n"))
     XCTAssertTrue(text.contains("netquality_scrape_duration_seconds 0.002\n"))
@@ -38,13 +42,13 @@ final class PrometheusExpositionTests: XCTestCase {
   }
 
   func testInterfacesExportCaptureDropsApartFromNetworkLoss() {
-    var exposition = PrometheusExposition()
-    exposition.interfaces = [
-      .init(
-        name: "eth0", capturing: true, linkUp: true, receivedPackets: 10, droppedPackets: 2,
-        interfaceDroppedPackets: 1)
-    ]
-    let text = exposition.render(previousRenderSeconds: nil)
+    let text = PrometheusExposition.render([
+      CaptureInterfacesCollector(interfaces: [
+        .init(
+          name: "eth0", capturing: true, linkUp: true, receivedPackets: 10, droppedPackets: 2,
+          interfaceDroppedPackets: 1)
+      ])
+    ])
     XCTAssertTrue(
       text.contains("netquality_capture_received_packets_total{interface=\"eth0\"} 10\n"))
     XCTAssertTrue(text.contains("netquality_capture_dropped_packets_total{interface=\"eth0\"} 2\n"))
@@ -57,9 +61,9 @@ final class PrometheusExpositionTests: XCTestCase {
 extension PrometheusExpositionTests {
   /// Every decode-error reason is a series from the start, so a rate sees the first error.
   func testEveryDecodeErrorReasonIsExportedFromZero() {
-    var exposition = PrometheusExposition()
-    exposition.capture.decodeErrors = ["rtp_header": 3]
-    let text = exposition.render(previousRenderSeconds: nil)
+    var capture = CaptureCounters()
+    capture.decodeErrors = ["rtp_header": 3]
+    let text = PrometheusExposition.render([EngineCollector(capture: capture)])
     let lines = text.split(separator: "\n").filter {
       $0.hasPrefix("netquality_decode_errors_total{")
     }

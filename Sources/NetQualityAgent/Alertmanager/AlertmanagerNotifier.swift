@@ -355,9 +355,9 @@ public final class AlertmanagerNotifier: Sendable {
 }
 
 extension AlertmanagerNotifier.Counters {
-  /// The figures `/metrics` renders.
-  var figures: PrometheusExposition.AlertmanagerFigures {
-    PrometheusExposition.AlertmanagerFigures(
+  /// The notifier's part of `/metrics`.
+  var metricsCollector: AlertmanagerCollector {
+    AlertmanagerCollector(
       targets: targets.map {
         .init(
           url: $0.url.description, sent: $0.sent, failed: $0.failed, up: $0.up,

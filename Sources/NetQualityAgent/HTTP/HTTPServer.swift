@@ -5,8 +5,6 @@ import HummingbirdTLS
 import NIOCore
 import NetQualityCore
 import NetQualityExport
-import NetQualityProbe
-import NetQualityStore
 
 /// The agent's HTTP endpoints on Hummingbird: Prometheus `/metrics` rendered from the last
 /// tick at scrape time, health and readiness, the status page and the JSON API; every
@@ -122,130 +120,15 @@ enum HTTPServer {
     }
   }
 
-  struct MetricsSettings: Sendable {
-    var perStream = false
-    var maxStreamSeries = 1000
-    var maxPeerSeries = 200
-    var pinnedPeers: Set<String> = []
-    /// Every alert rule in effect (name, severity), for `netquality_alerts_fired_total`.
-    var alertRules: [(name: String, severity: String)] = []
-  }
-
-  /// The tick's part of the exposition (see `PrometheusExposition.renderTickSection`), rendered
-  /// once per tick by `PublishedStateSink` rather than at every scrape.
-  ///
-  /// `levelCounters` gives the time at each level of the peers with series of their own (the
-  /// scorer's `levelCounters(of:)`, asked for those peers only).
-  static func tickMetrics(
-    _ snapshot: Snapshot?, alerts: [Alert], settings: MetricsSettings, worstOrder: [Int]? = nil,
-    levelCounters: ([String]) -> [String: PeerLevelCounters] = { _ in [:] }
-  ) -> String {
-    var exposition = PrometheusExposition()
-    exposition.snapshot = snapshot
-    exposition.worstOrder = worstOrder
-    exposition.alertRules = settings.alertRules
-    if let snapshot {
-      let shown = PrometheusExposition.seriesPeers(
-        snapshot.peers, limit: settings.maxPeerSeries, pinned: settings.pinnedPeers,
-        worstOrder: worstOrder)
-      exposition.peerCounters = levelCounters(shown.map(\.peer))
-    }
-    exposition.alerts = alerts
-    exposition.perStream = settings.perStream
-    exposition.maxStreamSeries = settings.maxStreamSeries
-    exposition.maxPeerSeries = settings.maxPeerSeries
-    exposition.pinnedPeers = settings.pinnedPeers
-    return exposition.renderTickSection()
-  }
-
+  /// `/metrics`: the collectors of `MetricsRegistry` rendered in their order; how long that took
+  /// is the next scrape's `netquality_scrape_duration_seconds`.
   static func metrics(
     _ state: AgentState, http: ConnectionRegistry.Counters?, security: WebSecurity? = nil,
     gzip: Bool = false
   ) -> Response {
     let started = ContinuousClock.now
-    var exposition = PrometheusExposition()
-    var tickSection = ""
-    exposition.version = BuildInfo.version
-    let previous: Double? = state.read { published in
-      exposition.interfaces = published.interfaces.values.sorted { $0.name < $1.name }
-      exposition.capture = published.capture
-      exposition.trackedStreams = published.trackedStreams
-      exposition.streamSlots = published.streamSlots
-      let timing = published.tickTiming
-      exposition.tickDurations = [
-        ("harvest", timing.harvestSeconds), ("score", timing.scoreSeconds),
-        ("publish", timing.publishSeconds),
-      ]
-      exposition.ticksSkipped = timing.skippedTicks
-      exposition.tickLatenessSeconds = timing.lateSeconds
-      exposition.configReloadSuccessful = published.status.lastReloadSuccessful
-      exposition.configReloadTime = published.status.lastReloadTime
-      exposition.http = http.map {
-        .init(
-          open: $0.open, evicted: $0.evicted, refused: $0.refused, timedOut: $0.timedOut,
-          pipelining: $0.pipelining, notReading: $0.notReading)
-      }
-      // Rendered at the tick; rendered now only where a tick was published without it.
-      tickSection =
-        published.tickMetrics
-        ?? tickMetrics(
-          published.lastTick?.snapshot, alerts: published.alerts, settings: published.metrics)
-      exposition.probeSenders = published.probeSenders.sorted { $0.key < $1.key }.map {
-        target, counters in
-        .init(
-          target: target,
-          refused: [
-            ("foreign", counters.foreign), ("malformed", counters.malformed),
-            ("bad_hmac", counters.badHMAC),
-          ],
-          missed: [
-            ("loop_late", counters.missedSends), ("send_buffer_full", counters.sendBufferFull),
-            ("send_error", counters.sendErrors),
-          ])
-      }
-      exposition.reflector = published.reflector.map { counters in
-        .init(
-          receivedPackets: Int64(counters.packetsReceived),
-          receivedBytes: Int64(counters.bytesReceived),
-          reflectedPackets: Int64(counters.packetsReflected),
-          reflectedBytes: Int64(counters.bytesReflected),
-          refused: ReflectorRefusal.allCases.map { ($0.rawValue, Int64(counters.refused($0))) },
-          sessions: Int64(counters.sessionsActive),
-          userSpaceTimestamps: Int64(counters.userSpaceTimestamps),
-          sendErrors: Int64(counters.sendErrors))
-      }
-      return published.lastRenderSeconds
-    }
-    let dashboard = state.dashboardCounters
-    exposition.dashboard = .init(
-      failedWrites: Int64(dashboard.failedWrites.load(ordering: .relaxed)),
-      rotations: Int64(dashboard.rotations.load(ordering: .relaxed)),
-      rotationFailures: Int64(dashboard.rotationFailures.load(ordering: .relaxed)))
-    if let history = state.history {
-      let counters = history.counters
-      exposition.storageErrorKinds = HistoryFault.Kind.allCases.map(\.rawValue)
-      exposition.storage = .init(
-        ticksWritten: counters.ticksWritten, rowsWritten: counters.rowsWritten,
-        ticksDropped: counters.ticksDropped,
-        errors: Dictionary(
-          uniqueKeysWithValues: counters.errors.map { ($0.key.rawValue, $0.value) }),
-        filesMovedAside: counters.filesMovedAside, writeSecondsSum: counters.writeSecondsSum,
-        writeSecondsMax: counters.writeSecondsMax,
-        maintenanceSecondsSum: counters.maintenanceSecondsSum,
-        databaseBytes: counters.databaseBytes, queueLength: counters.queueLength,
-        healthy: counters.fault == nil)
-    }
-    if let readers = state.historyReaders {
-      let counters = readers.queue.counters
-      exposition.historyReads = .init(
-        answered: Int64(counters.completed.load(ordering: .relaxed)),
-        busy: Int64(counters.refusedBusy.load(ordering: .relaxed)),
-        cancelled: Int64(counters.cancelled.load(ordering: .relaxed)),
-        timedOut: Int64(counters.timedOut.load(ordering: .relaxed)))
-    }
-    exposition.web = security.map(webFigures)
-    exposition.alertmanager = state.alertmanager?.counters.figures
-    var body = exposition.render(previousRenderSeconds: previous, tickSection: tickSection)
+    var body = PrometheusExposition.render(
+      MetricsRegistry.collectors(state, http: http, security: security))
     var headers: HTTPFields = [.contentType: PrometheusExposition.contentType]
     headers[.vary] = "Accept-Encoding"
     let compressed = gzip ? body.withUTF8 { Gzip.compress(UnsafeRawBufferPointer($0)) } : nil

@@ -198,14 +198,13 @@ public final class WebSecurity: Sendable {
   }
 }
 
-extension HTTPServer {
-  /// The web configuration's figures for `/metrics`.
-  static func webFigures(_ security: WebSecurity) -> PrometheusExposition.WebFigures {
-    let counters = security.counters
+extension WebSecurity {
+  /// The web configuration's part of `/metrics`.
+  var metricsCollector: WebSecurityCollector {
     return .init(
-      tls: security.tls != nil,
-      clientAuth: security.tls?.settings.clientAuth.rawValue ?? "NoClientCert",
-      basicAuth: !security.current.users.isEmpty,
+      tls: tls != nil,
+      clientAuth: tls?.settings.clientAuth.rawValue ?? "NoClientCert",
+      basicAuth: !current.users.isEmpty,
       missingCredentials: Int64(counters.missing.load(ordering: .relaxed)),
       invalidCredentials: Int64(counters.invalid.load(ordering: .relaxed)),
       bcryptChecks: Int64(counters.bcryptChecks.load(ordering: .relaxed)),

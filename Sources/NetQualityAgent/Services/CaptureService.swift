@@ -155,12 +155,12 @@ public final class CaptureService: Service, Sendable {
 
   /// Changes what the metrics say about `interface`, creating its entry on first use.
   private func updateInterface(
-    _ interface: String, _ change: (inout PrometheusExposition.Interface) -> Void
+    _ interface: String, _ change: (inout CaptureInterfacesCollector.Interface) -> Void
   ) {
     state.update { published in
       var entry =
         published.interfaces[interface]
-        ?? PrometheusExposition.Interface(
+        ?? CaptureInterfacesCollector.Interface(
           name: interface, capturing: false, linkUp: nil, receivedPackets: 0, droppedPackets: 0,
           interfaceDroppedPackets: 0)
       change(&entry)

@@ -13,10 +13,11 @@ struct PublishedStateSink: TickSink {
     // Rendered here, once per tick and outside the lock, instead of at every scrape; the
     // metrics' worst peers come from the table's worst-first order (one sort of the fleet).
     let table = PeerTable(tick.result.snapshot, sorted: [.worst])
-    let metrics = HTTPServer.tickMetrics(
+    let metrics = TickMetrics(
       tick.result.snapshot, alerts: tick.alerts, settings: state.read(\.metrics),
       worstOrder: table.order(.worst),
-      levelCounters: { names in state.scorer.withLock { $0.levelCounters(of: names) } })
+      levelCounters: { names in state.scorer.withLock { $0.levelCounters(of: names) } }
+    ).render()
     state.update { published in
       published.tickMetrics = metrics
       published.lastTick = tick.result

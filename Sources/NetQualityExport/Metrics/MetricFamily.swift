@@ -1,7 +1,8 @@
 /// One metric family the agent can expose: name, type, help text and the label names its
-/// samples may carry. Every family is declared once, in `MetricCatalogue.swift`; the exposition
-/// writes samples of these values (never a name typed again), and `docs/metrics.md`, the
-/// dashboards and the Prometheus rules are checked against the catalogue by the tests.
+/// samples may carry. Every family is declared once, beside the collector that writes it
+/// (`Metrics/*Collector.swift`); collectors write samples of these values (never a name typed
+/// again), and `docs/metrics.md`, the dashboards and the Prometheus rules are checked against
+/// the catalogue (`MetricCatalogue`: every collector's families) by the tests.
 public struct MetricFamily: Sendable, Hashable {
   /// The exposition format's TYPE (https://prometheus.io/docs/instrumenting/exposition_formats/).
   public enum Kind: String, Sendable, CaseIterable {
@@ -26,7 +27,7 @@ public struct MetricFamily: Sendable, Hashable {
     self.kind = kind
     self.help = help
     self.labels = labels
-    header = "# HELP \(name) \(Writer.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
+    header = "# HELP \(name) \(MetricsWriter.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
     let histogram = kind == .histogram
     bucketName = histogram ? name + "_bucket" : ""
     sumName = histogram ? name + "_sum" : ""
