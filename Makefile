@@ -26,7 +26,7 @@ test:
 	@scripts/test.sh
 
 lint:
-	swift format lint --strict -r Sources Tests Fuzz/Sources Package.swift
+	swift format lint --strict -r Sources Tests Fuzz/Sources Plugins Package.swift
 
 fuzz:
 	scripts/fuzz.sh $${FUZZ_SECONDS:-300}
