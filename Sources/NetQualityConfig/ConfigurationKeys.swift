@@ -29,7 +29,9 @@ public enum ConfigurationKeys {
     key("max_streams", .live) { $0.engine.analyzer.maxStreams != $1.engine.analyzer.maxStreams },
     key("timers", .live) { $0.engine.timers != $1.engine.timers },
     key("quality", .live) { $0.engine.quality != $1.engine.quality },
-    key("alerts", .live) { $0.engine.alertRules != $1.engine.alertRules },
+    key("alerts", .live) {
+      $0.engine.alertRules != $1.engine.alertRules || $0.alertRunbookURL != $1.alertRunbookURL
+    },
     key("listen", .restart) { ($0.listenHost, $0.listenPort) != ($1.listenHost, $1.listenPort) },
     // The file is read again by every reload: users, headers, the rate limit and the
     // certificate and key apply at once; the rest of tls_server_config waits for a restart

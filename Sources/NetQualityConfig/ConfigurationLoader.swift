@@ -251,7 +251,14 @@ struct Walker {
     }
     if let node = top["timers"] { applyTimers(node, to: &configuration.engine.timers) }
     if let node = top["quality"] { applyQuality(node, to: &configuration.engine.quality) }
-    if let node = top["alerts"] { configuration.engine.alertRules = alertRules(node) }
+    if let node = top["alerts"] {
+      configuration.engine.alertRules = alertRules(node)
+      if let node = entries(node, "alerts", known: Self.alertsKeys)["runbook_url"],
+        let url = runbookURL(node)
+      {
+        configuration.alertRunbookURL = url
+      }
+    }
     if let node = top["listen"], let value = string(node, "listen") {
       applyListen(value, node, to: &configuration)
     }
@@ -463,8 +470,25 @@ struct Walker {
     }
   }
 
+  static let alertsKeys = ["builtin", "rules", "runbook_url"]
+
+  /// `alerts.runbook_url`: an absolute URL (the alerts' `runbook_url` is it and a section's
+  /// `#anchor`, so it has no fragment of its own).
+  mutating func runbookURL(_ node: Node) -> String? {
+    guard let text = string(node, "alerts.runbook_url") else { return nil }
+    guard AgentConfiguration.isAbsoluteURL(text), !text.contains("#") else {
+      issue(
+        node, "alerts.runbook_url",
+        "'\(text)': expected an absolute URL without a #fragment, e.g. "
+          + "https://git.example.net/netquality/blob/main/docs/runbook.md or "
+          + AgentConfiguration.defaultRunbookURL)
+      return nil
+    }
+    return text
+  }
+
   mutating func alertRules(_ node: Node) -> [AlertRule] {
-    let fields = entries(node, "alerts", known: ["builtin", "rules"])
+    let fields = entries(node, "alerts", known: Self.alertsKeys)
     var rules: [AlertRule] = []
     if let node = fields["builtin"] {
       if bool(node, "alerts.builtin") ?? true { rules = AlertRule.builtIn }

@@ -1,5 +1,6 @@
 import Logging
 import NetQualityConfig
+import NetQualityExport
 import XCTest
 
 @testable import NetQualityAgent
@@ -46,5 +47,11 @@ final class AlertmanagerServiceTests: XCTestCase {
     XCTAssertEqual(
       notifier.settings.context.labels,
       ["instance": "sfu-1.example.net:9470", "job": "media", "site": "fra1"])
+  }
+
+  /// The agent's default runbook is the one the shipped rules name.
+  func testTheDefaultRunbookIsTheShippedRulesOne() {
+    XCTAssertEqual(AgentConfiguration.defaultRunbookURL, AgentAlertRules.defaultRunbookURL)
+    XCTAssertEqual(AgentConfiguration().alertRunbookURL, AgentAlertRules.defaultRunbookURL)
   }
 }

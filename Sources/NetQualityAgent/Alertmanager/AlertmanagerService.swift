@@ -26,7 +26,8 @@ struct AlertmanagerService: Service {
     let context = AlertmanagerPayload.Context(
       labels: labels, generatorURL: generatorURL(configuration, hostName: hostName),
       rules: configuration.engine.alertRules,
-      tickIntervalSeconds: configuration.engine.tickIntervalSeconds)
+      tickIntervalSeconds: configuration.engine.tickIntervalSeconds,
+      runbookURL: configuration.alertRunbookURL)
     let settings = AlertmanagerNotifier.Settings(
       urls: alertmanager.urls, timeoutSeconds: alertmanager.timeoutSeconds,
       resendIntervalSeconds: alertmanager.resendIntervalSeconds,
