@@ -251,14 +251,7 @@ struct Walker {
     }
     if let node = top["timers"] { applyTimers(node, to: &configuration.engine.timers) }
     if let node = top["quality"] { applyQuality(node, to: &configuration.engine.quality) }
-    if let node = top["alerts"] {
-      configuration.engine.alertRules = alertRules(node)
-      if let node = entries(node, "alerts", known: Self.alertsKeys)["runbook_url"],
-        let url = runbookURL(node)
-      {
-        configuration.alertRunbookURL = url
-      }
-    }
+    if let node = top["alerts"] { applyAlerts(node, to: &configuration) }
     if let node = top["listen"], let value = string(node, "listen") {
       applyListen(value, node, to: &configuration)
     }
@@ -470,7 +463,14 @@ struct Walker {
     }
   }
 
-  static let alertsKeys = ["builtin", "rules", "runbook_url"]
+  /// The `alerts:` section: the rules and the runbook.
+  mutating func applyAlerts(_ node: Node, to configuration: inout AgentConfiguration) {
+    let fields = entries(node, "alerts", known: ["builtin", "rules", "runbook_url"])
+    configuration.engine.alertRules = alertRules(fields)
+    if let node = fields["runbook_url"], let url = runbookURL(node) {
+      configuration.alertRunbookURL = url
+    }
+  }
 
   /// `alerts.runbook_url`: an absolute URL (the alerts' `runbook_url` is it and a section's
   /// `#anchor`, so it has no fragment of its own).
@@ -487,8 +487,7 @@ struct Walker {
     return text
   }
 
-  mutating func alertRules(_ node: Node) -> [AlertRule] {
-    let fields = entries(node, "alerts", known: Self.alertsKeys)
+  mutating func alertRules(_ fields: [String: Node]) -> [AlertRule] {
     var rules: [AlertRule] = []
     if let node = fields["builtin"] {
       if bool(node, "alerts.builtin") ?? true { rules = AlertRule.builtIn }

@@ -47,6 +47,10 @@ final class AlertRuleConfigurationTests: XCTestCase, ConfigurationFixtures {
     XCTAssertEqual(
       ConfigurationKeys.changed(from: AgentConfiguration(), to: configuration).map(\.name),
       ["alerts"], "applied by a reload")
+    // An unknown key of the section is one line, however many of its keys are read.
+    XCTAssertEqual(
+      issues("alerts:\n  runbook: x\n"),
+      ["2 alerts.runbook: unknown key; known keys here: builtin, rules, runbook_url"])
     for bad in ["docs/runbook.md", "https://wiki.example.net/runbook#top", "wiki page", ""] {
       let found = issues("alerts:\n  runbook_url: \"\(bad)\"\n")
       XCTAssertEqual(found.count, 1, bad)
