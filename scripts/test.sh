@@ -28,6 +28,7 @@ stages=(
   "e2e-agent-prometheus|300|tests/e2e/agent-prometheus.sh"
   "e2e-prometheus-kit|240|tests/e2e/prometheus-kit.sh"
   "e2e-agent-alertmanager|180|tests/e2e/agent-alertmanager.sh"
+  "e2e-alerts|300|tests/e2e/alerts.sh"
   "e2e-http-limits|300|tests/e2e/http-limits.sh"
   "e2e-hostile|240|tests/e2e/hostile.sh"
   "e2e-web-security|300|tests/e2e/web-security.sh"

@@ -38,4 +38,25 @@ final class AlertRuleConfigurationTests: XCTestCase, ConfigurationFixtures {
         "5 alerts.rules[2].keep_firing_for_ticks: 0 is out of range 1...10000",
       ])
   }
+
+  func testTheRunbookIsAnAbsoluteURLWithoutAFragment() throws {
+    XCTAssertEqual(try load("").alertRunbookURL, AgentConfiguration.defaultRunbookURL)
+    let url = "https://wiki.example.net/netquality/runbook"
+    let configuration = try load("alerts:\n  runbook_url: \"\(url)\"\n")
+    XCTAssertEqual(configuration.alertRunbookURL, url)
+    XCTAssertEqual(
+      ConfigurationKeys.changed(from: AgentConfiguration(), to: configuration).map(\.name),
+      ["alerts"], "applied by a reload")
+    // An unknown key of the section is one line, however many of its keys are read.
+    XCTAssertEqual(
+      issues("alerts:\n  runbook: x\n"),
+      ["2 alerts.runbook: unknown key; known keys here: builtin, rules, runbook_url"])
+    for bad in ["docs/runbook.md", "https://wiki.example.net/runbook#top", "wiki page", ""] {
+      let found = issues("alerts:\n  runbook_url: \"\(bad)\"\n")
+      XCTAssertEqual(found.count, 1, bad)
+      XCTAssertTrue(
+        found.first?.hasPrefix("2 alerts.runbook_url: '\(bad)': expected an absolute URL") ?? false,
+        "\(found)")
+    }
+  }
 }
