@@ -39,6 +39,33 @@ final class AlertRuleConfigurationTests: XCTestCase, ConfigurationFixtures {
       ])
   }
 
+  func testARuleNameIsUniqueBecauseItIsTheAlertsIdentity() throws {
+    XCTAssertEqual(
+      issues(
+        """
+        alerts:
+          rules:
+            - {name: loss, metric: rx_loss_ratio, threshold: 0.05}
+            - {name: loss, metric: rx_loss_ratio, threshold: 0.15, severity: critical}
+            - {name: peer_disconnected, metric: state, op: ">=", threshold: 4}
+        """),
+      [
+        "4 alerts.rules[1].name: 'loss' is already the name of an earlier rule; names must be "
+          + "unique",
+        "5 alerts.rules[2].name: 'peer_disconnected' is a built-in rule's name "
+          + "(alerts.builtin: false replaces the built-ins); names must be unique",
+      ])
+    // Without the built-ins, their names are free.
+    let replaced = try load(
+      """
+      alerts:
+        builtin: false
+        rules:
+          - {name: peer_disconnected, metric: state, op: ">=", threshold: 4}
+      """)
+    XCTAssertEqual(replaced.engine.alertRules.map(\.name), ["peer_disconnected"])
+  }
+
   func testTheRunbookIsAnAbsoluteURLWithoutAFragment() throws {
     XCTAssertEqual(try load("").alertRunbookURL, AgentConfiguration.defaultRunbookURL)
     let url = "https://wiki.example.net/netquality/runbook"

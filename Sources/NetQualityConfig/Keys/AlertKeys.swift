@@ -70,6 +70,16 @@ extension Walker {
         issue(item, path, "a rule needs name, metric and threshold")
         continue
       }
+      // A rule's name is its alerts' identity (the engine tracks an alert per rule and peer,
+      // Alertmanager groups by alertname): two rules of one name would share one alert.
+      if let taken = rules.first(where: { $0.name == name }) {
+        let which =
+          AlertRule.builtIn.contains(taken)
+          ? "a built-in rule's name (alerts.builtin: false replaces the built-ins)"
+          : "already the name of an earlier rule"
+        issue(rule["name"], "\(path).name", "'\(name)' is \(which); names must be unique")
+        continue
+      }
       guard let metric = AlertRule.Metric(rawValue: metricText) else {
         let names = AlertRule.Metric.allCases.map(\.rawValue).joined(separator: ", ")
         issue(
