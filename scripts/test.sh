@@ -33,6 +33,7 @@ stages=(
   "e2e-hostile|240|tests/e2e/hostile.sh"
   "e2e-web-security|300|tests/e2e/web-security.sh"
   "e2e-top-tmux|180|tests/e2e/top-tmux.sh"
+  "e2e-on-call-views|180|tests/e2e/on-call-views.sh"
   "e2e-real-clients-sip|420|tests/e2e/real-clients-sip.sh"
   "e2e-real-clients-webrtc|360|tests/e2e/real-clients-webrtc.sh"
   "install|900|scripts/check-install.sh"
