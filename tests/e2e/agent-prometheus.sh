@@ -25,9 +25,15 @@ subnet=10.202.0
 source tests/e2e/netns.sh
 in_receiver() { ip netns exec "$receiver" "$@"; }
 
-# The agent, live on the receiver's veth.
+# The agent, live on the receiver's veth, started as exporters are (the exporter-toolkit's flag
+# names, JSON logs at debug, the lifecycle API on).
+cat >"$work/netquality.yaml" <<YAML
+storage_path: $work/history.db
+YAML
 spawn ip netns exec "$receiver" "$netquality" run --interface "${tag}vb" --local 10.202.0.2/32 \
-  --listen 127.0.0.1:19471 --dashboard "$work/dashboard.txt" 2>"$work/agent.log"
+  --config.file "$work/netquality.yaml" --web.listen-address 127.0.0.1:19471 \
+  --log.format=json --log.level=debug --web.enable-lifecycle \
+  --dashboard "$work/dashboard.txt" 2>"$work/agent.log"
 pids+=($!)
 
 # Prometheus scraping it every second.
@@ -159,7 +165,7 @@ check "netquality_link_up is 0 for the interface" http wait "netquality_link_up{
 echo "     link down to level 6 in $(python3 -c "import time; print(round(time.time() - $link_down, 1))") s"
 ip -n "$sender" link set "${tag}va" up
 
-python3 - "$work/dashboard.txt" "$drop_start" <<'PY' || failures=$((failures + 1))
+python3 - "$work/dashboard.txt" "$drop_start" "$link_down" <<'PY' || failures=$((failures + 1))
 import datetime, re, sys
 text = open(sys.argv[1]).read()
 drop = float(sys.argv[2])
@@ -172,16 +178,16 @@ after = disconnected[0] - drop if disconnected else None
 ok = after is not None and abs(after - 12) <= 2
 print(("ok   " if ok else "FAIL ") + f"dashboard: disconnected {after if after is None else round(after, 2)} s after the drop began (12 s ± 2 s)")
 failed += not ok
-# The first tick after the link went down already has the peer down (level 6): the link-down
-# time is the since of the last disconnected state (the outage's ended with its recovery).
+# The first tick after the link went down (argv[3], when the script set it down) already has
+# the peer down (level 6).
 def stamp(t):
     return datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp()
 frames = []
 for frame in re.split(r"^=== ", text, flags=re.M)[1:]:
+    # The peer's row: its rx level first, its state and the state's age last.
     row = re.search(r"^10\.202\.0\.1\s+(\S+)\s+\S+.*\s(\S+) (\S+)$", frame, re.M)
     frames.append((stamp(frame.split()[0]), row.groups() if row else None))
-sinces = [stamp(row[2]) for _, row in frames if row and row[1] == "disconnected"]
-link_down = sinces[-1] if sinces else None
+link_down = float(sys.argv[3])
 after = [(t, row) for t, row in frames if link_down is not None and t > link_down]
 ok = bool(after) and after[0][1] is not None and after[0][1][:2] == ("down", "disconnected")
 print(("ok   " if ok else "FAIL ") + "dashboard: the first tick after the link went down has the peer "
@@ -193,6 +199,55 @@ for kind in ("interrupted", "recovered"):
     failed += not ok
 sys.exit(1 if failed else 0)
 PY
+# POST /-/reload, as Prometheus' lifecycle API: the file's new rule applied; a broken file
+# refused with its problem, the running configuration kept; the next good file applied.
+cat >"$work/reload.py" <<'PY'
+import json, sys, urllib.error, urllib.request
+def call(method, path):
+    request = urllib.request.Request("http://127.0.0.1:19471" + path, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+status, body = call(sys.argv[1], sys.argv[2])
+print(status)
+print(body)
+PY
+reload() {  # expected status, then what the body must contain
+  local answer
+  answer=$(in_receiver python3 "$work/reload.py" POST /-/reload)
+  [ "$(head -1 <<<"$answer")" = "$1" ] && grep -q -- "$2" <<<"$answer" \
+    || { echo "     POST /-/reload answered: $answer"; return 1; }
+}
+status_has() {
+  local answer
+  answer=$(in_receiver python3 "$work/reload.py" GET /api/v1/status)
+  grep -q -- "$1" <<<"$answer"
+}
+metric_is() { [ "$(http value "$1")" = "$2" ]; }
+cat >>"$work/netquality.yaml" <<'YAML'
+alerts:
+  rules:
+    - {name: e2e_reload_rule, metric: rx_loss_ratio, threshold: 0.5}
+YAML
+check "POST /-/reload applies a new rule: 200" reload 200 "reloaded"
+check "the running configuration has it (/api/v1/status)" status_has '"e2e_reload_rule"'
+cp "$work/netquality.yaml" "$work/netquality.good"
+echo "tick_interval: soon" >>"$work/netquality.yaml"
+check "a broken file: 500 with its problem" reload 500 "tick_interval"
+check "the running configuration kept" status_has '"e2e_reload_rule"'
+check "netquality_config_last_reload_successful 0" metric_is netquality_config_last_reload_successful 0
+cp "$work/netquality.good" "$work/netquality.yaml"
+check "the next good file: 200" reload 200 "reloaded"
+check "netquality_config_last_reload_successful 1" metric_is netquality_config_last_reload_successful 1
+# The log: one JSON object a line, debug lines among them.
+check "every log line is a JSON object with time, level and msg" python3 -c '
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+sys.exit(0 if lines and all({"time", "level", "msg"} <= set(l) for l in lines) else 1)' "$work/agent.log"
+check "--log.level=debug: debug lines logged" grep -q '"level":"DEBUG"' "$work/agent.log"
+
 if [ "$failures" -ne 0 ]; then
   echo "agent log:"; tail -20 "$work/agent.log"
   exit 1
