@@ -75,19 +75,10 @@ ip netns exec "${base}1a" nft add rule netdev nqloss egress udp dport 5004 \
   numgen random mod 100 '<' 25 counter drop
 for n in 1 2 3; do
   receiver_ns=${base}${n}b
-  cat >"$work/agent$n.yaml" <<YAML
-interfaces: [${base}${n}vb]
-local_networks: [10.216.$n.2/32]
-listen: "10.217.$n.2:9470"
-dashboard_file: "$work/dashboard$n.txt"
-storage_path: "$work/history$n.db"
-timers: {interrupted: 2, disconnected: 4, timeout: 60}
-probes:
-  - target: "10.216.$n.1:862"
-reflector:
-  enabled: true
-  listen: "10.216.$n.2:862"
-YAML
+  mkdir "$work/agent$n"
+  python3 tests/e2e/kit_config.py agent "$work/agent$n.yaml" "${base}${n}vb" "10.216.$n.2" \
+    "10.217.$n.2:9470" "10.216.$n.1" "$work/agent$n" \
+    "timers={interrupted: 2, disconnected: 4, timeout: 60}"
   ip netns exec "$receiver_ns" "$netquality" check-config "$work/agent$n.yaml" >/dev/null
   spawn ip netns exec "${base}${n}a" "$netquality" reflect --listen "10.216.$n.1:862" \
     >"$work/reflect$n.log" 2>&1
@@ -102,30 +93,8 @@ YAML
 done
 
 echo "== Prometheus: the shipped configuration and rules, docs/fleets.md's relabelling and remote_write"
-python3 - "$work/prometheus.yml" "$PWD" "$victoria" 10.217.{1,2,3}.2:9470 <<'PY'
-import re, sys, yaml
-out, root, victoria, *targets = sys.argv[1:]
-shipped = yaml.safe_load(open(f"{root}/config/prometheus.yml"))
-shipped["global"].update({"scrape_interval": "1s", "evaluation_interval": "1s"})
-shipped["rule_files"] = [f"{root}/config/{path}" for path in shipped["rule_files"]]
-shipped.pop("alerting")
-job = next(job for job in shipped["scrape_configs"] if job["job_name"] == "netquality")
-job["scrape_timeout"] = "1s"
-job["static_configs"][0]["targets"] = targets
-# docs/fleets.md's YAML blocks, as written: the scrape job's relabelling and the remote_write.
-blocks = [yaml.safe_load(block) for block in
-          re.findall(r"```yaml\n(.*?)```", open(f"{root}/docs/fleets.md").read(), re.S)]
-documented = next(block["scrape_configs"][0] for block in blocks
-                  if isinstance(block, dict) and "scrape_configs" in block
-                  and block["scrape_configs"][0]["job_name"] == "netquality")
-job["relabel_configs"] = documented["relabel_configs"]
-remote = next(block["remote_write"][0] for block in blocks
-              if isinstance(block, dict) and "remote_write" in block)
-remote["url"] = f"{victoria}/api/v1/write"
-remote["queue_config"] = {"batch_send_deadline": "1s"}
-shipped["remote_write"] = [remote]
-yaml.safe_dump(shipped, open(out, "w"))
-PY
+python3 tests/e2e/kit_config.py prometheus "$work/prometheus.yml" 10.217.{1,2,3}.2:9470 \
+  --fleet "$victoria"
 promtool check config "$work/prometheus.yml" >/dev/null
 spawn ip netns exec "$monitor" prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
   --web.listen-address=127.0.0.1:19094 >"$work/prometheus.log" 2>&1
@@ -135,12 +104,6 @@ pids+=($prometheus)
 # VictoriaMetrics is away (then SIGKILL), in a moment while it is there.
 trap 'stop_process "$prometheus"; cleanup' EXIT
 
-failures=0
-check() {  # description, then the command
-  local description=$1
-  shift
-  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
-}
 logs() {
   local n
   for n in 1 2 3; do echo "agent$n log:"; tail -5 "$work/agent$n.log"; done
@@ -171,8 +134,7 @@ fleet annotations || failures=$((failures + 1))
 echo "     lost by nftables on agent1's call: $(ip netns exec "${base}1a" nft list chain netdev nqloss egress | grep -o 'packets [0-9]*' | head -1)"
 
 echo "== stored ($(elapsed))"
-fleet stored || failures=$((failures + 1))
-echo "     VictoriaMetrics' data directory: $(du -sb "$work/victoria-metrics" | cut -f1) bytes"
+fleet stored "$work/victoria-metrics" || failures=$((failures + 1))
 
 if [ "$failures" -ne 0 ]; then
   logs

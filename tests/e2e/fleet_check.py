@@ -4,7 +4,7 @@ through VictoriaMetrics' Prometheus API, per agent and for the whole fleet.
   fleet_check.py URL AGENTS dashboards      every panel query and variable of dashboards/*.json
   fleet_check.py URL AGENTS annotations     the annotations (while every agent's peer is cut off)
   fleet_check.py URL AGENTS ranking NAME    the fleet view ranks agent NAME (the lossy one) worst
-  fleet_check.py URL AGENTS stored          what the store holds: series, samples, bytes
+  fleet_check.py URL AGENTS stored DIR      what the store (data in DIR) holds: series, samples, bytes
   fleet_check.py URL AGENTS wait SECONDS EXPR
 
 AGENTS: NAME=INSTANCE=PEER,... (the instance label of each agent and its call's peer).
@@ -22,13 +22,14 @@ aggregated away. A query that is empty at first is asked again (data arrives thr
 remote_write batches and the store) for up to RETRY_SECONDS.
 """
 import json
+import os
 import re
 import sys
 import time
 import urllib.request
 
 import shipped_queries
-from shipped_queries import dashboard_expressions, label_values
+from shipped_queries import check, dashboard_expressions, label_values
 
 URL, AGENTS, COMMAND = sys.argv[1:4]
 AGENT_LIST = [tuple(agent.split("=")) for agent in AGENTS.split(",")]
@@ -38,14 +39,6 @@ for _name, _instance, _peer in AGENT_LIST:
     BY_LABEL[_instance] = _name
     BY_LABEL[_peer] = _name
 RETRY_SECONDS = 20
-
-failures = 0
-
-
-def check(ok, message):
-    global failures
-    print(("ok   " if ok else "FAIL ") + message)
-    failures += not ok
 
 
 def query(expression):
@@ -214,43 +207,20 @@ def ranking(lossy):
         check(ok, f"fleet view '{title}' ranks {lossy}'s {what} first: {shown}")
 
 
-def metrics_of_store():
-    with urllib.request.urlopen(URL + "/metrics", timeout=10) as response:
-        text = response.read().decode()
-    values = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            name, _, value = line.rpartition(" ")
-            try:
-                values[name] = float(value)
-            except ValueError:
-                pass
-    return values
-
-
-def stored():
-    """What VictoriaMetrics holds after the run: series, samples and bytes, per agent."""
+def stored(directory):
+    """What VictoriaMetrics holds after the run (its data flushed to DIRECTORY): series per
+    agent, samples, bytes."""
     urllib.request.urlopen(URL + "/internal/force_flush", timeout=30).read()
-    with urllib.request.urlopen(URL + "/api/v1/status/tsdb", timeout=10) as response:
-        tsdb = json.load(response)["data"]
     per_agent = query('count by (instance) ({job="netquality"})')
     counts = {BY_LABEL.get(s["metric"].get("instance"), "?"): int(float(s["value"][1])) for s in per_agent}
-    values = metrics_of_store()
-
-    def total(prefix, **labels):
-        selected = [v for k, v in values.items() if k.startswith(prefix + "{")
-                    and all(f'{key}="{value}"' in k for key, value in labels.items())]
-        return sum(selected)
-
-    rows = sum(v for k, v in values.items() if k.startswith('vm_rows{type="storage/'))
-    size = sum(v for k, v in values.items() if k.startswith('vm_data_size_bytes{type="storage/'))
-    index = sum(v for k, v in values.items() if k.startswith('vm_data_size_bytes{type="indexdb'))
-    received = total("vm_rows_inserted_total", type="promremotewrite")
-    print(f"     series per agent now: {', '.join(f'{n} {counts.get(n, 0)}' for n in NAMES)}; "
-          f"in the store (head stats): {tsdb.get('headStats', {}).get('numSeries', tsdb.get('totalSeries', '?'))}")
-    print(f"     samples received by remote_write: {received:.0f}; rows stored: {rows:.0f}; "
-          f"data {size:.0f} B ({size / rows if rows else 0:.2f} B a sample), index {index:.0f} B")
-    check(rows > 0, "VictoriaMetrics stored the samples Prometheus wrote")
+    samples = sum(float(s["value"][1]) for s in query('sum(count_over_time({__name__=~".+"}[1h]))'))
+    size = sum(os.path.getsize(os.path.join(folder, name))
+               for folder, _, names in os.walk(directory) for name in names)
+    print(f"     series per agent: {', '.join(f'{n} {counts.get(n, 0)}' for n in NAMES)}; "
+          f"samples stored: {samples:.0f}; data directory {size} B "
+          f"({size / samples if samples else 0:.1f} B a sample: index and unmerged parts of a "
+          f"short run, not a sizing figure; docs/fleets.md has those)")
+    check(samples > 0 and len(counts) == len(NAMES), "VictoriaMetrics stored every agent's samples")
 
 
 if COMMAND == "dashboards":
@@ -260,7 +230,7 @@ elif COMMAND == "annotations":
 elif COMMAND == "ranking":
     ranking(sys.argv[4])
 elif COMMAND == "stored":
-    stored()
+    stored(sys.argv[4])
 elif COMMAND == "wait":
     seconds, expression = float(sys.argv[4]), sys.argv[5]
     ok, result = shipped_queries.wait(URL, seconds, expression)
@@ -269,4 +239,4 @@ elif COMMAND == "wait":
     sys.exit(0 if ok else 1)
 else:
     sys.exit(f"unknown command {COMMAND}")
-sys.exit(1 if failures else 0)
+sys.exit(1 if shipped_queries.failures else 0)

@@ -19,7 +19,7 @@ import time
 import urllib.request
 
 import shipped_queries
-from shipped_queries import dashboard_expressions, label_values, rules
+from shipped_queries import check, dashboard_expressions, label_values, rules
 
 URL, INSTANCE, PEER, COMMAND = sys.argv[1:5]
 
@@ -61,15 +61,6 @@ ALERT_CHECKS = {
 # Dashboard expressions that only have series while something is wrong: the peer detail's
 # annotations (the agent's alerts about the peer; the peer not connected). Checked in the outage.
 FAULT_ONLY = {"annotation"}
-
-failures = 0
-
-
-def check(ok, message):
-    global failures
-    print(("ok   " if ok else "FAIL ") + message)
-    failures += not ok
-
 
 def series(expression):
     try:
@@ -172,4 +163,4 @@ elif COMMAND == "alert-expression":
     sys.exit(0)
 else:
     sys.exit(f"unknown command {COMMAND}")
-sys.exit(1 if failures else 0)
+sys.exit(1 if shipped_queries.failures else 0)

@@ -1,4 +1,5 @@
-"""The operators' kit's PromQL as shipped, and a client for a Prometheus-compatible query API.
+"""The operators' kit's PromQL as shipped, a client for a Prometheus-compatible query API, and
+the ok/FAIL lines of the checks made with them.
 
 Shared by prometheus_kit.py (one agent, Prometheus) and fleet_check.py (three agents,
 VictoriaMetrics fed by Prometheus' remote_write): every expression of dashboards/*.json (panel
@@ -17,6 +18,14 @@ import urllib.request
 import yaml
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+failures = 0
+
+
+def check(ok, message):
+    """Prints "ok" or "FAIL" and MESSAGE; `failures` counts the FAILs (for the exit status)."""
+    global failures
+    print(("ok   " if ok else "FAIL ") + message)
+    failures += not ok
 
 
 def query(url, expression, timeout=10):
