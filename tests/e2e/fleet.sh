@@ -10,7 +10,8 @@
 # Prometheus API (/api/v1/query), never Prometheus':
 #   * every query of every dashboard (dashboards/*.json, the fleet view included) has data for
 #     each of the three agents, and for All covers the three (a table: query, agents with data);
-#   * the fleet view ranks agent1's peer and agent1 worst;
+#   * the fleet view ranks agent1's peer and agent1 worst, and its health row shows each agent
+#     scraped, ticking, capturing, its history healthy;
 #   * every sender cut off: the peer detail's annotations (the agent's alerts about the peer, the
 #     peer not connected) have data for each agent;
 #   * what VictoriaMetrics stored: series per agent, samples, bytes per sample.
@@ -123,6 +124,7 @@ check "the recording rules over each agent's probes are stored" \
 echo "     ready after $(elapsed)"
 fleet dashboards || failures=$((failures + 1))
 fleet ranking agent1 || failures=$((failures + 1))
+fleet health agent1 || failures=$((failures + 1))
 
 echo "== every sender cut off ($(elapsed))"
 for n in 1 2 3; do

@@ -4,6 +4,7 @@ through VictoriaMetrics' Prometheus API, per agent and for the whole fleet.
   fleet_check.py URL AGENTS dashboards      every panel query and variable of dashboards/*.json
   fleet_check.py URL AGENTS annotations     the annotations (while every agent's peer is cut off)
   fleet_check.py URL AGENTS ranking NAME    the fleet view ranks agent NAME (the lossy one) worst
+  fleet_check.py URL AGENTS health NAME     the fleet view's health row for each agent
   fleet_check.py URL AGENTS stored DIR      what the store (data in DIR) holds: series, samples, bytes
   fleet_check.py URL AGENTS wait SECONDS EXPR
 
@@ -207,6 +208,22 @@ def ranking(lossy):
         check(ok, f"fleet view '{title}' ranks {lossy}'s {what} first: {shown}")
 
 
+def health(lossy):
+    """The fleet view's Agent health row, per agent: scraped, ticking (the tick's age at the
+    scrape under the 2 s tick interval and a second of slack), capturing, history healthy, one
+    peer each, and only the lossy agent's at poor or worse."""
+    expected = {"A": ("up", lambda name, v: v == 1), "B": ("tick age", lambda name, v: 0 <= v < 3),
+                "C": ("capture", lambda name, v: v == 1), "E": ("history", lambda name, v: v == 1),
+                "G": ("peers", lambda name, v: v == 1),
+                "H": ("poor or worse", lambda name, v: v == (1 if name == lossy else 0))}
+    for ref, (what, good) in expected.items():
+        text = shipped_queries.substitute(fleet_panel("Agent health", ref), ".*", ".*")
+        values = {BY_LABEL.get(s["metric"].get("instance")): float(s["value"][1]) for s in query(text)}
+        shown = ", ".join(f"{name} {values[name]:g}" if name in values else f"{name} -" for name in NAMES)
+        check(all(name in values and good(name, values[name]) for name in NAMES),
+              f"fleet view 'Agent health' {what}: {shown}")
+
+
 def stored(directory):
     """What VictoriaMetrics holds after the run (its data flushed to DIRECTORY): series per
     agent, samples, bytes."""
@@ -229,6 +246,8 @@ elif COMMAND == "annotations":
     evaluate({"annotation"})
 elif COMMAND == "ranking":
     ranking(sys.argv[4])
+elif COMMAND == "health":
+    health(sys.argv[4])
 elif COMMAND == "stored":
     stored(sys.argv[4])
 elif COMMAND == "wait":
