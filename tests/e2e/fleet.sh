@@ -130,8 +130,10 @@ echo "== every sender cut off ($(elapsed))"
 for n in 1 2 3; do
   ip netns exec "${base}${n}a" nft add rule netdev nqloss egress meta l4proto udp drop
 done
+cut_at=$(date +%s)
 check "each agent's peer_disconnected alert is in VictoriaMetrics" \
   fleet wait 40 'count(count by (instance) (netquality_alerts_firing{alertname="peer_disconnected"})) == 3'
+echo "     $(($(date +%s) - cut_at)) s after the cut"
 fleet annotations || failures=$((failures + 1))
 echo "     lost by nftables on agent1's call: $(ip netns exec "${base}1a" nft list chain netdev nqloss egress | grep -o 'packets [0-9]*' | head -1)"
 
