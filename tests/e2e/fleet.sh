@@ -15,7 +15,7 @@
 #   * every sender cut off: the peer detail's annotations (the agent's alerts about the peer, the
 #     peer not connected) have data for each agent;
 #   * what VictoriaMetrics stored: series per agent, samples, bytes per sample.
-# Scaled down for CI (about a minute on 2 cores): one call per agent; scrapes and rule
+# Scaled down for CI (35 to 50 s on 2 cores): one call per agent; scrapes and rule
 # evaluations every 1 s (10 s shipped); remote_write batches sent within 1 s (5 s default);
 # VictoriaMetrics' -search.latencyOffset 1 s (30 s default: recent samples hidden that long);
 # the agents' timers interrupted 2 s, disconnected 4 s (4 and 12 s by default).
