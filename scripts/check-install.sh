@@ -15,12 +15,6 @@ scripts/bootstrap.sh systemd
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-check() {  # description, then the command
-  local description=$1
-  shift
-  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
-}
 install_into() { run_for 900 make --no-print-directory install "$@"; }
 
 # 1. The default layout under DESTDIR.

@@ -27,6 +27,7 @@ stages=(
   "e2e-real-traffic|600|tests/e2e/real-traffic.sh"
   "e2e-agent-prometheus|300|tests/e2e/agent-prometheus.sh"
   "e2e-prometheus-kit|240|tests/e2e/prometheus-kit.sh"
+  "e2e-fleet|240|tests/e2e/fleet.sh"
   "e2e-agent-alertmanager|180|tests/e2e/agent-alertmanager.sh"
   "e2e-alerts|300|tests/e2e/alerts.sh"
   "e2e-http-limits|300|tests/e2e/http-limits.sh"

@@ -30,12 +30,6 @@ in_receiver() { ip netns exec "$receiver" "$@"; }
 am() { in_receiver python3 "$check_py" "$@"; }
 peer=10.206.0.1
 
-failures=0
-check() {  # description, then the command
-  local description=$1
-  shift
-  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
-}
 
 # The webhook receiver Alertmanager notifies, firing and resolved.
 spawn ip netns exec "$receiver" python3 "$check_py" webhook 19095 "$work/webhook.jsonl"

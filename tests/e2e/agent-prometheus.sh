@@ -101,12 +101,6 @@ pids+=($!)
 spawn_call_sender "$work/sender.log"
 pids+=($!)
 
-failures=0
-check() {  # description, then the command
-  local description=$1
-  shift
-  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
-}
 
 peer='peer="10.202.0.1"'
 check "Prometheus sees rx level 1 (excellent)" \

@@ -14,6 +14,8 @@
 #   skip_without_namespaces NAME NEEDS
 #                               exits 0 with a printed reason when not root (NAME: what is
 #                               skipped, NEEDS: what root is needed for) or without namespaces.
+#   check DESCRIPTION CMD...    runs CMD; prints "ok   DESCRIPTION" or "FAIL DESCRIPTION" and
+#                               counts the failures in $failures.
 
 STOP_GRACE=${STOP_GRACE:-5}
 
@@ -119,4 +121,11 @@ skip_without_namespaces() {
     echo "SKIP $1: this kernel or container has no network namespaces"
     exit 0
   fi
+}
+
+failures=0
+check() {
+  local description=$1
+  shift
+  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
 }

@@ -69,18 +69,8 @@ pids+=($!)
 
 # The agent: capture, probes to that reflector (the same peer as the call), its own reflector,
 # the history and a dashboard file, so that every family the dashboards read exists.
-cat >"$work/netquality.yaml" <<YAML
-interfaces: [${tag}vb]
-local_networks: [$subnet.2/32]
-listen: "$instance"
-dashboard_file: "$work/dashboard.txt"
-storage_path: "$work/history.db"
-probes:
-  - target: "$sender_address:862"
-reflector:
-  enabled: true
-  listen: "$subnet.2:862"
-YAML
+python3 tests/e2e/kit_config.py agent "$work/netquality.yaml" "${tag}vb" "$subnet.2" "$instance" \
+  "$sender_address" "$work"
 ip netns exec "$receiver" "$netquality" check-config "$work/netquality.yaml" >/dev/null
 spawn ip netns exec "$receiver" "$netquality" run --config "$work/netquality.yaml" \
   2>"$work/agent.log"
@@ -89,18 +79,7 @@ pids+=($agent)
 
 # Prometheus with the shipped configuration: its scrape job (job="netquality", its labels) and
 # rule files, made to scrape this agent every second and send alerts nowhere.
-python3 - "$work/prometheus.yml" "$instance" "$PWD/config" <<'PY'
-import sys, yaml
-out, target, config = sys.argv[1:]
-shipped = yaml.safe_load(open(f"{config}/prometheus.yml"))
-shipped["global"].update({"scrape_interval": "1s", "evaluation_interval": "1s"})
-shipped["rule_files"] = [f"{config}/{path}" for path in shipped["rule_files"]]
-shipped.pop("alerting")
-job = next(job for job in shipped["scrape_configs"] if job["job_name"] == "netquality")
-job["scrape_timeout"] = "1s"
-job["static_configs"][0]["targets"] = [target]
-yaml.safe_dump(shipped, open(out, "w"))
-PY
+python3 tests/e2e/kit_config.py prometheus "$work/prometheus.yml" "$instance"
 spawn ip netns exec "$receiver" prometheus --config.file="$work/prometheus.yml" \
   --storage.tsdb.path="$work/tsdb" --web.listen-address=127.0.0.1:19091 \
   --rules.alert.resend-delay=1s >"$work/prometheus.log" 2>&1
@@ -112,12 +91,6 @@ spawn_call_sender "$work/sender.log"
 pids+=($!)
 
 kit() { ip netns exec "$receiver" python3 tests/e2e/prometheus_kit.py "$prometheus_url" "$instance" "$sender_address" "$@"; }
-failures=0
-check() {  # description, then the command
-  local description=$1
-  shift
-  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
-}
 logs() {
   echo "agent log:"; tail -20 "$work/agent.log"
   echo "prometheus log:"; tail -5 "$work/prometheus.log"

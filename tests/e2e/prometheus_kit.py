@@ -13,71 +13,25 @@ $instance and $peer -> the agent and its peer.
 What "must return series" means for expressions that are empty on a healthy agent (an alert's
 own condition) is decided per rule below, in ALERT_CHECKS.
 """
-import glob
 import json
-import os
-import re
 import sys
 import time
-import urllib.parse
 import urllib.request
 
-import yaml
+import shipped_queries
+from shipped_queries import check, dashboard_expressions, label_values, rules
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 URL, INSTANCE, PEER, COMMAND = sys.argv[1:5]
 
 
 def query(expression):
     """The instant vector of EXPRESSION now (a scalar as one sample); raises on a bad query."""
-    url = URL + "/api/v1/query?" + urllib.parse.urlencode({"query": expression})
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            body = json.load(response)
-    except urllib.error.HTTPError as error:
-        raise ValueError(json.load(error).get("error", str(error))) from None
-    data = body["data"]
-    if data["resultType"] == "scalar":
-        return [{"metric": {}, "value": data["result"]}]
-    return data["result"]
+    return shipped_queries.query(URL, expression)
 
 
 def substitute(expression):
     """An expression as Grafana sends it: variables replaced."""
-    text = expression.replace("$__rate_interval", "5s").replace("$__interval", "2s")
-    text = text.replace("$instance", INSTANCE).replace("$peer", PEER)
-    if "$" in text.replace("$1", ""):
-        raise ValueError(f"a variable left in {text}")
-    return text
-
-
-def dashboard_expressions():
-    """(where, expression, kind) of every query of the dashboards."""
-    found = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "dashboards", "*.json"))):
-        board = json.load(open(path))
-        name = os.path.basename(path)
-        panels = []
-        for panel in board["panels"]:
-            panels += [panel] + panel.get("panels", [])
-        for panel in panels:
-            for target in panel.get("targets", []):
-                found.append((f"{name}: {panel['title']} {target['refId']}", target["expr"], "panel"))
-        for annotation in board["annotations"]["list"]:
-            if "expr" in annotation:
-                found.append((f"{name}: annotation {annotation['name']}", annotation["expr"], "annotation"))
-        for variable in board["templating"]["list"]:
-            if variable["type"] == "query":
-                found.append((f"{name}: variable {variable['name']}", variable["definition"], "variable"))
-    return found
-
-
-def rules():
-    found = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "config", "rules", "*.yml"))):
-        for group in yaml.safe_load(open(path))["groups"]:
-            found += group["rules"]
-    return found
+    return shipped_queries.substitute(expression, INSTANCE, PEER)
 
 
 # How each alert's expression is checked. On a healthy agent every alert's expression must be
@@ -113,15 +67,6 @@ ALERT_CHECKS = {
 # annotations (the agent's alerts about the peer; the peer not connected). Checked in the outage.
 FAULT_ONLY = {"annotation"}
 
-failures = 0
-
-
-def check(ok, message):
-    global failures
-    print(("ok   " if ok else "FAIL ") + message)
-    failures += not ok
-
-
 def series(expression):
     try:
         return query(expression)
@@ -136,13 +81,14 @@ def healthy():
         text = substitute(expression)
         if kind == "variable":
             # label_values(SELECTOR, LABEL): the selector must give series with the label.
-            match = re.fullmatch(r"label_values\((.*),\s*(\w+)\)", text)
-            if not match:
+            parsed = label_values(text)
+            if not parsed:
                 check(False, f"{where}: {text} is not label_values(selector, label)")
                 continue
-            result = series(match.group(1)) or []
-            values = sorted({r["metric"].get(match.group(2)) for r in result} - {None})
-            check(bool(values), f"{where}: {match.group(2)} = {values[:3]}")
+            selector, label = parsed
+            result = series(selector) or []
+            values = sorted({r["metric"].get(label) for r in result} - {None})
+            check(bool(values), f"{where}: {label} = {values[:3]}")
             continue
         if kind in FAULT_ONLY:
             continue
@@ -196,17 +142,7 @@ def outage():
 
 
 def wait(seconds, expression, want_series=True):
-    deadline = time.time() + seconds
-    result = None
-    while time.time() < deadline:
-        try:
-            result = query(expression)
-            if bool(result) == want_series:
-                return True, result
-        except (ValueError, OSError) as error:
-            result = str(error)
-        time.sleep(0.25)
-    return False, result
+    return shipped_queries.wait(URL, seconds, expression, want_series)
 
 
 if COMMAND == "healthy":
@@ -235,4 +171,4 @@ elif COMMAND == "alert-expression":
     sys.exit(0)
 else:
     sys.exit(f"unknown command {COMMAND}")
-sys.exit(1 if failures else 0)
+sys.exit(1 if shipped_queries.failures else 0)

@@ -40,12 +40,6 @@ listen: "127.0.0.1:19473"
 dashboard_file: /var/log/netquality/dashboard.txt
 YAML
 
-failures=0
-check() {  # description, then the command
-  local description=$1
-  shift
-  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
-}
 
 # The container: no machined or bus here (--register=no --keep-unit); CAP_NET_ADMIN kept (nspawn
 # drops it unless it makes the network namespace itself); firstboot off, as a fresh /etc would

@@ -42,12 +42,6 @@ cleanup() {
 trap cleanup EXIT
 in_ns() { ip netns exec "$namespace" "$@"; }
 
-failures=0
-check() {  # description, then the command
-  local description=$1
-  shift
-  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
-}
 
 # A CA, a server certificate for 127.0.0.1 and a client certificate, all made now.
 cd "$work"
