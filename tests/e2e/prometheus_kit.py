@@ -137,7 +137,7 @@ def outage():
     peers = sorted(r["metric"].get("peer", "?") for r in agent)
     check(PEER in peers, f"peer_disconnected: condition holds for {peers}")
     beyond = by_name["NetQualityAlertsBeyondPeerSeries"]["expr"]
-    check(bool(series("netquality_firing_alerts")), "NetQualityAlertsBeyondPeerSeries: its condition's series exist (netquality_firing_alerts)")
+    check(bool(series("netquality_alerts_by_rule")), "NetQualityAlertsBeyondPeerSeries: its condition's series exist (netquality_alerts_by_rule)")
     check(series(beyond) == [], "NetQualityAlertsBeyondPeerSeries: quiet while every alerting peer has series")
 
 
