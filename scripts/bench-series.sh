@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "netquality: error: the benchmark captures on lo in a namespace: run as root" >&2; exit 1; }
-source tests/e2e/lib.sh
+source e2e/lib.sh
 peers=${1:-1000}
 minutes=${2:-10}
 rate=${3:-50000}

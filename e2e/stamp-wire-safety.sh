@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # STAMP on the wire, read by someone else, and the reflector's safety under abuse. Two network
-# namespaces joined by a veth pair (tests/e2e/netns.sh, 10.205.0.0/24): the sender's side has
+# namespaces joined by a veth pair (e2e/netns.sh, 10.205.0.0/24): the sender's side has
 # 10.205.0.1 (probes), .3 (a flooder), .4 (odd packets) and .9 (outside the allow list); the
-# reflector's side 10.205.0.2. The python ends and checks are tests/e2e/stamp_safety.py.
+# reflector's side 10.205.0.2. The python ends and checks are e2e/stamp_safety.py.
 #   1. Wire format: tcpdump on the sender's veth while `netquality probe --count 20` (then
 #      `--size 100`) runs against `netquality reflect`; tshark's twamp.test dissector decodes
 #      the capture and every field is compared: our sequence numbers and the reflector's, T1
@@ -23,21 +23,21 @@
 #      answer and every request is counted bad_hmac, one with the right key is answered in
 #      full; unauthenticated 44-byte requests are too_short there.
 #
-#   tests/e2e/stamp-wire-safety.sh     (root, for the namespaces and captures; skips otherwise)
+#   e2e/stamp-wire-safety.sh     (root, for the namespaces and captures; skips otherwise)
 #   KEEP=1 keeps the work directory (captures, probe output, metrics, counters).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 skip_without_namespaces "STAMP wire and safety check" "network namespaces and captures"
 scripts/bootstrap.sh tshark tcpdump prometheus python3 iproute2 nftables
 run_for 900 swift build --product netquality >/dev/null
 netquality=$PWD/.build/debug/netquality
-helper=$PWD/tests/e2e/stamp_safety.py
+helper=$PWD/e2e/stamp_safety.py
 
 # Unique per run, so two runs on one machine do not meet (interface names stay under 16 bytes).
 tag=nqs$$
 subnet=10.205.0
-source tests/e2e/netns.sh
+source e2e/netns.sh
 for host in 3 4 9; do ip -n "$sender" addr add "$subnet.$host/24" dev "${tag}va"; done
 in_sender() { ip netns exec "$sender" "$@"; }
 in_reflector() { ip netns exec "$receiver" "$@"; }

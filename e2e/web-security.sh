@@ -17,10 +17,10 @@
 #      with one signed by the client CA -> 200;
 #   6. a key file that cannot be read: the agent and check-config each stop with one line.
 #
-#   tests/e2e/web-security.sh      (root, for the namespace and the capture; skips otherwise)
+#   e2e/web-security.sh      (root, for the namespace and the capture; skips otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 skip_without_namespaces "web security" "a network namespace and the agent's capture on lo"
 scripts/bootstrap.sh curl openssl apache2-utils prometheus chromium iproute2 python3
 run_for 900 swift build --product netquality >/dev/null

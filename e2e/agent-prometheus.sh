@@ -9,11 +9,11 @@
 # recovery, with the lost packets again equal to the drops; the dashboard file shows the
 # transitions; pcap_stats counters are exported. Every wait has a deadline (lib.sh).
 #
-#   tests/e2e/agent-prometheus.sh      (root; skips with a reason otherwise)
+#   e2e/agent-prometheus.sh      (root; skips with a reason otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
-source tests/e2e/lib.sh
+source e2e/lib.sh
 skip_without_namespaces "e2e agent" "network namespaces, nftables and live capture"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly nftables iproute2 prometheus python3
@@ -22,7 +22,7 @@ netquality=$PWD/.build/debug/netquality
 
 tag=nqp$$
 subnet=10.202.0
-source tests/e2e/netns.sh
+source e2e/netns.sh
 in_receiver() { ip netns exec "$receiver" "$@"; }
 
 # The agent, live on the receiver's veth, started as exporters are (the exporter-toolkit's flag

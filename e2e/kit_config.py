@@ -18,7 +18,7 @@ import sys
 
 import yaml
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def agent(out, interface, address, listen, peer, directory, *extra):

@@ -8,10 +8,10 @@
 # RX LOSS, TX LOSS and RTT at 80 columns and adds JITTER and SOURCE at 140, and no line is
 # wider than its terminal.
 #
-#   tests/e2e/on-call-views.sh      (root, for the namespace, nftables and the capture)
+#   e2e/on-call-views.sh      (root, for the namespace, nftables and the capture)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 skip_without_namespaces "on-call views" "a network namespace, nftables and the capture on lo"
 scripts/bootstrap.sh tmux iproute2 nftables chromium curl python3
 run_for 900 swift build --product netquality >/dev/null

@@ -1,4 +1,4 @@
-"""Helpers of tests/e2e/agent-alertmanager.sh, run inside the receiver's namespace.
+"""Helpers of e2e/agent-alertmanager.sh, run inside the receiver's namespace.
 
   webhook PORT FILE             an Alertmanager webhook receiver on 127.0.0.1:PORT: every
                                 POST body appended to FILE as one JSON line

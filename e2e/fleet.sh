@@ -6,7 +6,7 @@
 # instance relabelling of docs/fleets.md) and writing into Debian's VictoriaMetrics with the
 # remote_write block of docs/fleets.md. Prometheus and VictoriaMetrics run in a fourth
 # namespace, VictoriaMetrics on its loopback with its own data directory; the agents are scraped
-# over a veth each. Checks (tests/e2e/fleet_check.py), every one against VictoriaMetrics'
+# over a veth each. Checks (e2e/fleet_check.py), every one against VictoriaMetrics'
 # Prometheus API (/api/v1/query), never Prometheus':
 #   * every query of every dashboard (dashboards/*.json, the fleet view included) has data for
 #     each of the three agents, and for All covers the three (a table: query, agents with data);
@@ -21,10 +21,10 @@
 # the agents' timers interrupted 2 s, disconnected 4 s (4 and 12 s by default).
 # Every wait has a deadline (lib.sh).
 #
-#   tests/e2e/fleet.sh      (root; skips with a reason otherwise)
+#   e2e/fleet.sh      (root; skips with a reason otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 skip_without_namespaces "e2e fleet" "network namespaces, nftables and live capture"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly nftables iproute2 prometheus victoria-metrics python3 python3-yaml curl
@@ -33,13 +33,13 @@ netquality=$PWD/.build/debug/netquality
 started=$(date +%s)
 elapsed() { echo "$(($(date +%s) - started)) s"; }
 
-# Three pairs of namespaces (tests/e2e/netns.sh): ${base}Na sends the call, ${base}Nb runs agent N
+# Three pairs of namespaces (e2e/netns.sh): ${base}Na sends the call, ${base}Nb runs agent N
 # and receives it on 10.216.N.2. A fourth, $monitor, runs Prometheus and VictoriaMetrics and
 # reaches agent N at 10.217.N.2 over a veth of its own.
 base=nqf$$
 tag=${base}1
 subnet=10.216.1
-source tests/e2e/netns.sh
+source e2e/netns.sh
 netns_pair "${base}2" 10.216.2
 netns_pair "${base}3" 10.216.3
 monitor=${base}m
@@ -61,7 +61,7 @@ done
 agent_list=$(IFS=,; echo "${agents[*]}")
 victoria=http://127.0.0.1:18428
 in_monitor() { ip netns exec "$monitor" "$@"; }
-fleet() { in_monitor python3 tests/e2e/fleet_check.py "$victoria" "$agent_list" "$@"; }
+fleet() { in_monitor python3 e2e/fleet_check.py "$victoria" "$agent_list" "$@"; }
 
 echo "== VictoriaMetrics on the monitoring namespace's loopback"
 spawn ip netns exec "$monitor" victoria-metrics -storageDataPath="$work/victoria-metrics" \
@@ -77,7 +77,7 @@ ip netns exec "${base}1a" nft add rule netdev nqloss egress udp dport 5004 \
 for n in 1 2 3; do
   receiver_ns=${base}${n}b
   mkdir "$work/agent$n"
-  python3 tests/e2e/kit_config.py agent "$work/agent$n.yaml" "${base}${n}vb" "10.216.$n.2" \
+  python3 e2e/kit_config.py agent "$work/agent$n.yaml" "${base}${n}vb" "10.216.$n.2" \
     "10.217.$n.2:9470" "10.216.$n.1" "$work/agent$n" \
     "timers={interrupted: 2, disconnected: 4, timeout: 60}"
   ip netns exec "$receiver_ns" "$netquality" check-config "$work/agent$n.yaml" >/dev/null
@@ -94,7 +94,7 @@ for n in 1 2 3; do
 done
 
 echo "== Prometheus: the shipped configuration and rules, docs/fleets.md's relabelling and remote_write"
-python3 tests/e2e/kit_config.py prometheus "$work/prometheus.yml" 10.217.{1,2,3}.2:9470 \
+python3 e2e/kit_config.py prometheus "$work/prometheus.yml" 10.217.{1,2,3}.2:9470 \
   --fleet "$victoria"
 promtool check config "$work/prometheus.yml" >/dev/null
 spawn ip netns exec "$monitor" prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \

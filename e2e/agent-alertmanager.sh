@@ -11,21 +11,21 @@
 # recovery line; `promtool check metrics` finds nothing wrong with the agent's scrape. Timers
 # are shortened (disconnected after 6 s, resend every 5 s) to keep the run short.
 #
-#   tests/e2e/agent-alertmanager.sh      (root; skips with a reason otherwise)
+#   e2e/agent-alertmanager.sh      (root; skips with a reason otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
-source tests/e2e/lib.sh
+source e2e/lib.sh
 skip_without_namespaces "e2e alertmanager" "network namespaces, nftables and live capture"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly nftables iproute2 prometheus prometheus-alertmanager python3
 run_for 900 swift build --product netquality >/dev/null
 netquality=$PWD/.build/debug/netquality
-check_py=$PWD/tests/e2e/alertmanager_check.py
+check_py=$PWD/e2e/alertmanager_check.py
 
 tag=nqam$$
 subnet=10.206.0
-source tests/e2e/netns.sh
+source e2e/netns.sh
 in_receiver() { ip netns exec "$receiver" "$@"; }
 am() { in_receiver python3 "$check_py" "$@"; }
 peer=10.206.0.1

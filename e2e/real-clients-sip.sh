@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # End to end with real SIP clients: a G.711 call between two baresip user agents (Debian's
 # baresip 1.0, direct `sip:user@ADDR` dialling, no registrar, PCMU and RTCP both ways) in
-# namespaces A and B, cabled through a middle namespace M in which tests/e2e/delay_bridge.py
+# namespaces A and B, cabled through a middle namespace M in which e2e/delay_bridge.py
 # copies every frame (ARP included) from one veth to the other after a one-way delay set at run
 # time (there is no netem here). The agent runs live in A (`netquality run` on A's veth, A's
 # address local), so A is "this host" and B the remote peer; tcpdump records A's veth for
 # `netquality analyze` afterwards. baresip is driven through its ctrl_tcp module
-# (tests/e2e/baresip_ctl.py): dial, auto-answer, hold, resume, hangup.
+# (e2e/baresip_ctl.py): dial, auto-answer, hold, resume, hangup.
 #
 # The script drives and times the phases; every truth comes from outside the agent:
 #   a. 0 ms one-way, 14 s: the baseline round trip, measured by ping through the bridge;
@@ -27,11 +27,11 @@
 #   g. hangup (SIP BYE, RTCP BYE): the peer must end.
 # A table "truth vs agent" closes the run. Every wait has a deadline (lib.sh).
 #
-#   tests/e2e/real-clients-sip.sh      (root; skips with a reason otherwise; KEEP=1 keeps files)
+#   e2e/real-clients-sip.sh      (root; skips with a reason otherwise; KEEP=1 keeps files)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
-source tests/e2e/lib.sh
+source e2e/lib.sh
 skip_without_namespaces "e2e real SIP clients" "network namespaces, nftables, AF_PACKET and live capture"
 scripts/bootstrap.sh baresip ethtool tcpdump tshark nftables iproute2 iputils-ping python3
 run_for 900 swift build --product netquality >/dev/null
@@ -91,7 +91,7 @@ done
 echo 0 >"$work/delay"
 rt=()
 chrt -f 10 true 2>/dev/null && rt=(chrt -f 10)
-spawn ip netns exec "$ns_m" "${rt[@]}" python3 tests/e2e/delay_bridge.py --if1 "${tag}ma" --if2 "${tag}mb" \
+spawn ip netns exec "$ns_m" "${rt[@]}" python3 e2e/delay_bridge.py --if1 "${tag}ma" --if2 "${tag}mb" \
   --delay-file "$work/delay" --ready-file "$work/bridge.ready" >"$work/bridge.json" 2>"$work/bridge.log"
 bridge=$!
 pids+=("$bridge")
@@ -198,7 +198,7 @@ CONF
   : >"$dir/contacts"
   spawn ip netns exec "$1" baresip -f "$dir" </dev/null >"$dir/baresip.log" 2>&1
   pids+=($!)
-  spawn ip netns exec "$1" python3 tests/e2e/baresip_ctl.py --port 4444 --commands "$dir/commands" \
+  spawn ip netns exec "$1" python3 e2e/baresip_ctl.py --port 4444 --commands "$dir/commands" \
     --log "$dir/events.jsonl"
   pids+=($!)
 }
@@ -305,7 +305,7 @@ run_for 60 tshark -r "$work/call.pcap" "${decode[@]}" -T fields -e frame.time_ep
 
 python3 - "$work" "$addr_b" "$rtp_port" "$started" <<'PY'
 import json, sys, time
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "e2e")
 from quality_model import rating
 
 work, peer, rtp_port, started = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])

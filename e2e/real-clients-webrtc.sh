@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End to end with real WebRTC clients through a real TURN relay: two aiortc peers
-# (tests/e2e/webrtc_peer.py: Opus tone + VP8 video each way, NACK/RTX, DTLS-SRTP) in namespaces
+# (e2e/webrtc_peer.py: Opus tone + VP8 video each way, NACK/RTX, DTLS-SRTP) in namespaces
 # A and B, relay-only ICE through coturn in namespace T, so every media packet on the wire is
-# TURN ChannelData. A's leg runs through a user-space delay bridge (tests/e2e/delay_bridge.py,
+# TURN ChannelData. A's leg runs through a user-space delay bridge (e2e/delay_bridge.py,
 # namespace M: there is no netem) that adds DELAY_MS (40) one way. The agent runs live in T on
 # T's bridge (both legs), with tcpdump beside it for `netquality analyze` and tshark.
 #
@@ -18,7 +18,7 @@
 # Truth, never a configured percentage: named nftables counters on A's egress count every
 # packet A sends to T ("sent") and every one a drop rule takes ("dropped"), and the same per
 # RTP payload type inside ChannelData ("sent_PT", "dropped_PT"); the peers write their own
-# getStats() (tests/e2e/webrtc_peer.py); the delay is configured; tshark times each STUN
+# getStats() (e2e/webrtc_peer.py); the delay is configured; tshark times each STUN
 # transaction. Checked: the agent finds the audio, video and RTX streams inside ChannelData
 # and tells the RTX streams for retransmissions (no SDP here: by behaviour); A's streams lose
 # exactly what nftables dropped (live API and `analyze`), and peer A's totals count the media
@@ -29,15 +29,15 @@
 # fires; each leg's round trip, from STUN (SRTCP hides RTCP's), is 2 × its delay + the answer
 # time tshark measures on B's undelayed leg. It prints a truth-vs-agent
 # table and an inventory of the STUN/TURN/DTLS messages on each leg (hang-up included): the
-# checks and the report are tests/e2e/webrtc_check.py, run over the work directory.
+# checks and the report are e2e/webrtc_check.py, run over the work directory.
 #
-#   tests/e2e/real-clients-webrtc.sh   (root; skips with a reason otherwise)
+#   e2e/real-clients-webrtc.sh   (root; skips with a reason otherwise)
 #   KEEP=1 keeps the work directory; DELAY_MS, LOSS_PERCENT change the impairments;
 #   NETQUALITY=path uses that binary instead of building.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
-source tests/e2e/lib.sh
+source e2e/lib.sh
 skip_without_namespaces "e2e real WebRTC clients" "network namespaces, nftables and live capture"
 scripts/bootstrap.sh python3-aiortc coturn tshark tcpdump nftables iproute2 ethtool python3
 if [ -n "${NETQUALITY:-}" ]; then
@@ -101,10 +101,10 @@ for pair in "$ns_a ${tag}a0" "$ns_m ${tag}ma" "$ns_m ${tag}mt" "$ns_t ${tag}ta" 
   in_ns "$1" ethtool -K "$2" gro off tso off gso off tx off >/dev/null 2>&1 || true
 done
 # Real-time priority keeps the bridge's delay exact on a busy machine (ping +4 ms at 50 ms one-way
-# under load without it, +0.1 ms with: tests/e2e/delay_bridge.py).
+# under load without it, +0.1 ms with: e2e/delay_bridge.py).
 rt=()
 chrt -f 10 true 2>/dev/null && rt=(chrt -f 10)
-spawn ip netns exec "$ns_m" "${rt[@]}" "$python" tests/e2e/delay_bridge.py --if1 "${tag}ma" --if2 "${tag}mt" \
+spawn ip netns exec "$ns_m" "${rt[@]}" "$python" e2e/delay_bridge.py --if1 "${tag}ma" --if2 "${tag}mt" \
   --delay-ms "$delay_ms" --ready-file "$work/bridge.ready" >"$work/bridge.json" 2>"$work/bridge.log"
 bridge_pid=$!
 pids+=("$bridge_pid")
@@ -214,7 +214,7 @@ phase setup
 # --- the call ----------------------------------------------------------------------------------
 mkdir "$work/signal"
 peer() {  # role namespace name
-  spawn ip netns exec "$2" "$python" tests/e2e/webrtc_peer.py --role "$1" --dir "$work/signal" \
+  spawn ip netns exec "$2" "$python" e2e/webrtc_peer.py --role "$1" --dir "$work/signal" \
     --turn "turn:$relay:3478" --user nq --password nqsecret --stats "$work/$3.stats.json" \
     --stop-file "$work/stop-$3" --duration 300 2>"$work/$3.log"
 }
@@ -288,4 +288,4 @@ run_for 60 tshark -n --enable-heuristic stun_turn --enable-heuristic dtls_stun -
   -e dtls.record.content_type >"$work/tshark.txt" 2>"$work/tshark.log"
 phase analysed
 
-"$python" tests/e2e/webrtc_check.py "$work" "$relay" "$addr_a" "$addr_b" "$delay_ms"
+"$python" e2e/webrtc_check.py "$work" "$relay" "$addr_a" "$addr_b" "$delay_ms"

@@ -2,12 +2,12 @@
 # The test impairment relay (netquality-impair) applies what it says it applies. Three network
 # namespaces in a row, client — relay — echo, joined by two veth pairs (10.203.1.0/24 and
 # fd00:203:1::/64 on the client's side, 10.203.2.0/24 on the echo's); the relay runs in the
-# middle one under `chrt -f 10`, the python ends (tests/e2e/impair_udp.py) under `chrt -f 5`.
+# middle one under `chrt -f 10`, the python ends (e2e/impair_udp.py) under `chrt -f 5`.
 #   1. IPv4, 2,000 packets at 50/s: forward 50 ms ± 10 ms with 2 % loss, backward 20 ms, no
 #      loss. The echo received what the relay forwarded, the client misses what the relay
 #      dropped, and the client's mean RTT is within 2 ms of the relay's forward + backward mean
 #      applied delay; the relay's log holds exactly the fates its seed gives
-#      (tests/e2e/impair_check.py has the full list). Ends with SIGINT: exit 0, final stats.
+#      (e2e/impair_check.py has the full list). Ends with SIGINT: exit 0, final stats.
 #   2. IPv6 client side, IPv4 target, 500 packets: forward 10 ms with 5 % duplicates and 10 %
 #      held 25 ms; backward 5 ms with 1 % loss. Duplicates and late replies the client saw equal
 #      the relay's copies and overtaken packets. Ends with SIGTERM: exit 0, final stats.
@@ -15,17 +15,17 @@
 #   4. 70 client addresses: the first 64 are relayed, 6 counted in client_limit_dropped; a
 #      3,000-byte datagram is counted as oversize, not forwarded.
 #
-#   tests/e2e/impair-relay-check.sh     (root, for the namespaces and chrt; skips otherwise)
+#   e2e/impair-relay-check.sh     (root, for the namespaces and chrt; skips otherwise)
 #   KEEP=1 keeps the work directory (stats, packet logs, the ends' results).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 skip_without_namespaces "impairment relay check" "network namespaces and real-time priority"
 scripts/bootstrap.sh python3 iproute2 util-linux
 run_for 900 swift build --product netquality-impair >/dev/null
 relay_binary=$PWD/.build/debug/netquality-impair
 python=/usr/bin/python3
-ends=$PWD/tests/e2e/impair_udp.py
+ends=$PWD/e2e/impair_udp.py
 
 # Unique per run, so two runs on one machine do not meet (interface names stay under 16 bytes).
 tag=nqi$$
@@ -126,7 +126,7 @@ run_phase() {
     echo "FAIL $phase: the relay wrote to stderr: $(head -3 "$work/$phase-relay.err")"
     failed=$((failed + 1))
   fi
-  "$python" tests/e2e/impair_check.py "$phase" "$work/$phase-stats.json" "$work/$phase-log.csv" \
+  "$python" e2e/impair_check.py "$phase" "$work/$phase-stats.json" "$work/$phase-log.csv" \
     "$work/$phase-client.json" "$work/$phase-echo.json" 2 || failed=$((failed + 1))
 }
 

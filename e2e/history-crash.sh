@@ -7,10 +7,10 @@
 # most the last may be missing from the file: the truth is the agent's own output, never the
 # wall clock.
 #
-#   tests/e2e/history-crash.sh [RUNS]     (root: captures on lo; skips with a reason otherwise)
+#   e2e/history-crash.sh [RUNS]     (root: captures on lo; skips with a reason otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIP history crash safety: needs root to capture on lo"
   exit 0

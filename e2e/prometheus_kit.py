@@ -1,4 +1,4 @@
-"""Runs the operators' kit's PromQL against a live Prometheus (tests/e2e/prometheus-kit.sh).
+"""Runs the operators' kit's PromQL against a live Prometheus (e2e/prometheus-kit.sh).
 
 Every expression of dashboards/*.json (panel targets, annotations, variable queries) and of
 config/rules/*.yml goes through Prometheus's HTTP API, with Grafana's variables substituted as

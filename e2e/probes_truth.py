@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The checks of tests/e2e/probes-truth.sh: our STAMP probes and irtt, each against the test
+"""The checks of e2e/probes-truth.sh: our STAMP probes and irtt, each against the test
 relay (netquality-impair) in front of its reflector, and the agent through an outage.
 
     probes_truth.py compare OURS.json STATS_A.json LOG_A.csv IRTT.json STATS_B.json LOG_B.csv

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Checks one run of netquality-impair against what its two ends saw (tests/e2e/impair_udp.py)
-and against its own seed, for tests/e2e/impair-relay-check.sh.
+"""Checks one run of netquality-impair against what its two ends saw (e2e/impair_udp.py)
+and against its own seed, for e2e/impair-relay-check.sh.
 
     impair_check.py PHASE STATS.json LOG.csv CLIENT.json ECHO.json RTT_TOLERANCE_MS
 

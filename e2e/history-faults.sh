@@ -9,10 +9,10 @@
 # is moved aside byte for byte, never overwritten; a deleted WAL is noticed within two ticks
 # and the file opened again, every tick after it landing there.
 #
-#   tests/e2e/history-faults.sh     (root: mounts and captures; skips with a reason otherwise)
+#   e2e/history-faults.sh     (root: mounts and captures; skips with a reason otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIP history faults: needs root to mount a tmpfs and capture on lo"
   exit 0

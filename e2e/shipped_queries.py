@@ -17,7 +17,7 @@ import urllib.request
 
 import yaml
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 failures = 0
 
 

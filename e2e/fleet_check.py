@@ -1,4 +1,4 @@
-"""Checks a fleet's data in the central store (tests/e2e/fleet.sh): every shipped dashboard query
+"""Checks a fleet's data in the central store (e2e/fleet.sh): every shipped dashboard query
 through VictoriaMetrics' Prometheus API, per agent and for the whole fleet.
 
   fleet_check.py URL AGENTS dashboards      every panel query and variable of dashboards/*.json

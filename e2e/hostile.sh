@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 31, "cannot be blinded": the agent under the attacks that stopped or blinded it, each
-# checked against its own figures (tests/e2e/hostile_clients.py):
+# checked against its own figures (e2e/hostile_clients.py):
 #   1. a history of a million peer rows and 50 concurrent full-range history requests: ticks
 #      every 2 s, /metrics within 1 s, requests beyond the readers' bound refused 503 at once;
 #   2. SIGSTOP for 10 s with RTP flowing, then SIGCONT: ticks back on the grid, within a tick of
@@ -9,10 +9,10 @@
 #   4. meanwhile, a second agent with bcrypt basic auth: 200 password guessers and a scraper
 #      every 2 s for 60 s, every scrape within 1 s.
 #
-#   tests/e2e/hostile.sh      (root, for the namespace and the capture; skips otherwise)
+#   e2e/hostile.sh      (root, for the namespace and the capture; skips otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 skip_without_namespaces "hostile clients" "a network namespace and the agent's capture on lo"
 scripts/bootstrap.sh python3 iproute2 apache2-utils
 run_for 900 swift build --product netquality >/dev/null
@@ -29,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 in_ns() { ip netns exec "$namespace" "$@"; }
-clients() { in_ns python3 tests/e2e/hostile_clients.py "$@"; }
+clients() { in_ns python3 e2e/hostile_clients.py "$@"; }
 
 # A history of 1,000 peers at 1,000 ticks (a million peer rows), made before the agent starts:
 # the schema from `analyze --db`, the rows straight into SQLite.
@@ -59,7 +59,7 @@ spawn ip netns exec "$namespace" "$netquality" run --config "$work/guarded.yaml"
   2>"$work/guarded.log"
 pids+=($!)
 
-spawn ip netns exec "$namespace" python3 tests/e2e/hostile_clients.py rtp 127.0.0.3 127.0.0.1 40002
+spawn ip netns exec "$namespace" python3 e2e/hostile_clients.py rtp 127.0.0.3 127.0.0.1 40002
 pids+=($!)
 
 peer_connected() {
@@ -78,16 +78,16 @@ echo "ok   agent $agent up: the demo call, RTP from 127.0.0.3, a million history
 failed=0
 # The guessers run beside the rest, for their 60 s, at a lower CPU priority than the agents:
 # the load generator must not be what starves the agent measured beside it on two cores.
-ip netns exec "$namespace" nice -n 10 python3 tests/e2e/hostile_clients.py guessers 127.0.0.1 19482 prometheus secret 200 60 \
+ip netns exec "$namespace" nice -n 10 python3 e2e/hostile_clients.py guessers 127.0.0.1 19482 prometheus secret 200 60 \
   >"$work/guessers.out" 2>&1 &
 guessers=$!
 pids+=($guessers)
 
-run_for 60 ip netns exec "$namespace" python3 tests/e2e/hostile_clients.py history-load 127.0.0.1 19481 "$agent" 50 \
+run_for 60 ip netns exec "$namespace" python3 e2e/hostile_clients.py history-load 127.0.0.1 19481 "$agent" 50 \
   || failed=$((failed + 1))
-run_for 60 ip netns exec "$namespace" python3 tests/e2e/hostile_clients.py stall 127.0.0.1 19481 "$agent" \
+run_for 60 ip netns exec "$namespace" python3 e2e/hostile_clients.py stall 127.0.0.1 19481 "$agent" \
   "$work/history.db" 127.0.0.3 10 || failed=$((failed + 1))
-run_for 90 ip netns exec "$namespace" bash -c "ulimit -n 8192 && exec python3 tests/e2e/hostile_clients.py pipeline \
+run_for 90 ip netns exec "$namespace" bash -c "ulimit -n 8192 && exec python3 e2e/hostile_clients.py pipeline \
   127.0.0.1 19481 $agent 500 300" || failed=$((failed + 1))
 
 if wait_exit 90 "$guessers"; then

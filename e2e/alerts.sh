@@ -24,23 +24,23 @@
 # Alertmanager grouping in 1 s and 5 s instead of 30 s and 5 min. Every wait has a deadline
 # (lib.sh); random loss is checked against its own truth, the nftables counters.
 #
-#   tests/e2e/alerts.sh      (root; skips with a reason otherwise)
+#   e2e/alerts.sh      (root; skips with a reason otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
-source tests/e2e/lib.sh
+source e2e/lib.sh
 skip_without_namespaces "e2e alerts" "network namespaces, nftables and live capture"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly nftables iproute2 prometheus prometheus-alertmanager python3 \
   python3-yaml
 run_for 900 swift build --product netquality >/dev/null
 netquality=$PWD/.build/debug/netquality
-check_py=$PWD/tests/e2e/alerts_check.py
+check_py=$PWD/e2e/alerts_check.py
 stage_started=$(date +%s.%N)
 
 tag=nqal$$
 subnet=10.209.0
-source tests/e2e/netns.sh
+source e2e/netns.sh
 peer=$subnet.1
 instance=127.0.0.1:19482
 prometheus=http://127.0.0.1:19290

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The checks and the report of tests/e2e/real-clients-webrtc.sh, over its work directory:
+"""The checks and the report of e2e/real-clients-webrtc.sh, over its work directory:
 
     webrtc_check.py WORK RELAY_ADDR A_ADDR B_ADDR DELAY_MS
 

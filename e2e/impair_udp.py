@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The two ends of a UDP path through netquality-impair, for tests/e2e/impair-relay-check.sh.
+"""The two ends of a UDP path through netquality-impair, for e2e/impair-relay-check.sh.
 
     impair_udp.py echo ADDR PORT RESULT.json
         Sends every datagram straight back to where it came from; prints "ready" once bound.

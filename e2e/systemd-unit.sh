@@ -9,18 +9,18 @@
 # counted), writes its history to the state directory and its dashboard to the logs
 # directory; `systemctl reload` reloads it; `systemctl stop` stops it cleanly.
 #
-#   tests/e2e/systemd-unit.sh      (root; skips with a reason otherwise)
+#   e2e/systemd-unit.sh      (root; skips with a reason otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
-source tests/e2e/lib.sh
+source e2e/lib.sh
 skip_without_namespaces "e2e systemd unit" "network namespaces, systemd-nspawn and live capture"
 scripts/bootstrap.sh systemd-container gstreamer1.0-tools gstreamer1.0-plugins-base \
   gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly iproute2 python3
 
 tag=nqsd$$
 subnet=10.207.0
-source tests/e2e/netns.sh
+source e2e/netns.sh
 peer=$subnet.1
 
 # The container joins the receiver's namespace. nspawn would give it a sysfs of this host's

@@ -5,7 +5,7 @@
 # both ways, `netquality reflect` beside the sender, and the agent on the receiver's veth with
 # a STAMP probe to that reflector, its own reflector, the history and a dashboard file; a real
 # Prometheus (Debian's) loading config/prometheus.yml's scrape job and both rule files, scraping
-# every second. Checks (tests/e2e/prometheus_kit.py):
+# every second. Checks (e2e/prometheus_kit.py):
 #   * healthy: every query of the three dashboards returns series, every recording rule is
 #     evaluated and stored, and every alert's condition is empty (no false alarm on real
 #     traffic) while the series it is computed from exist;
@@ -20,10 +20,10 @@
 #     agent stopped makes NetQualityAgentDown's.
 # Every wait has a deadline (lib.sh).
 #
-#   tests/e2e/prometheus-kit.sh      (root for the live part; skips it with a reason otherwise)
+#   e2e/prometheus-kit.sh      (root for the live part; skips it with a reason otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 
 if [ "$(id -u)" -eq 0 ]; then
   scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
@@ -45,7 +45,7 @@ netquality=$PWD/.build/debug/netquality
 
 tag=nqk$$
 subnet=10.207.0
-source tests/e2e/netns.sh
+source e2e/netns.sh
 sender_address=$subnet.1
 instance=127.0.0.1:19481
 
@@ -69,7 +69,7 @@ pids+=($!)
 
 # The agent: capture, probes to that reflector (the same peer as the call), its own reflector,
 # the history and a dashboard file, so that every family the dashboards read exists.
-python3 tests/e2e/kit_config.py agent "$work/netquality.yaml" "${tag}vb" "$subnet.2" "$instance" \
+python3 e2e/kit_config.py agent "$work/netquality.yaml" "${tag}vb" "$subnet.2" "$instance" \
   "$sender_address" "$work"
 ip netns exec "$receiver" "$netquality" check-config "$work/netquality.yaml" >/dev/null
 spawn ip netns exec "$receiver" "$netquality" run --config "$work/netquality.yaml" \
@@ -79,7 +79,7 @@ pids+=($agent)
 
 # Prometheus with the shipped configuration: its scrape job (job="netquality", its labels) and
 # rule files, made to scrape this agent every second and send alerts nowhere.
-python3 tests/e2e/kit_config.py prometheus "$work/prometheus.yml" "$instance"
+python3 e2e/kit_config.py prometheus "$work/prometheus.yml" "$instance"
 spawn ip netns exec "$receiver" prometheus --config.file="$work/prometheus.yml" \
   --storage.tsdb.path="$work/tsdb" --web.listen-address=127.0.0.1:19091 \
   --rules.alert.resend-delay=1s >"$work/prometheus.log" 2>&1
@@ -90,7 +90,7 @@ pids+=($!)
 spawn_call_sender "$work/sender.log"
 pids+=($!)
 
-kit() { ip netns exec "$receiver" python3 tests/e2e/prometheus_kit.py "$prometheus_url" "$instance" "$sender_address" "$@"; }
+kit() { ip netns exec "$receiver" python3 e2e/prometheus_kit.py "$prometheus_url" "$instance" "$sender_address" "$@"; }
 logs() {
   echo "agent log:"; tail -20 "$work/agent.log"
   echo "prometheus log:"; tail -5 "$work/prometheus.log"

@@ -1,4 +1,4 @@
-"""The python ends and checks of tests/e2e/stamp-wire-safety.sh.
+"""The python ends and checks of e2e/stamp-wire-safety.sh.
 
   wire PCAP PORT PROBE_OUTPUT COUNT SIZE
       tshark's twamp.test decoding of a capture taken on the sender's veth while

@@ -7,14 +7,14 @@
 # Random loss is random: the checks compare with the truth of each run, never with the
 # configured percentage. nftables counts every RTP packet the sender emits and every one it
 # drops; the analysis must find exactly that loss, and every level a tick reports must be the
-# documented model's level for that tick's own inputs (tests/e2e/quality_model.py). Fixed level
+# documented model's level for that tick's own inputs (e2e/quality_model.py). Fixed level
 # names are asserted only far from a band edge (0 % -> excellent, 30 % -> very bad or worse).
 #
-#   tests/e2e/real-traffic.sh          (root; skips with a reason otherwise)
+#   e2e/real-traffic.sh          (root; skips with a reason otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
-source tests/e2e/lib.sh
+source e2e/lib.sh
 skip_without_namespaces "e2e real traffic" "network namespaces and nftables"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly tcpdump nftables iproute2 python3
@@ -23,7 +23,7 @@ netquality=$PWD/.build/debug/netquality
 
 tag=nq$$
 subnet=10.201.0
-source tests/e2e/netns.sh
+source e2e/netns.sh
 
 # The sender's egress counts into two named counters: every RTP packet it emits ("sent",
 # counted before any drop) and every one a drop rule takes ("dropped"). Named counters outlive
@@ -84,7 +84,7 @@ call() {
   # The capture has every packet that got through before tcpdump is stopped (or the checks
   # below say what is missing).
   wait_until 10 "the capture to hold the $((sent - dropped)) packets that got through" \
-    python3 tests/e2e/pcap_count.py "$capture" 5004 $((sent - dropped)) || true
+    python3 e2e/pcap_count.py "$capture" 5004 $((sent - dropped)) || true
   stop_process "$receiver_pid" "$tcpdump"
   grep -qx "0 packets dropped by kernel" "$work/$name.tcpdump" \
     || { echo "FAIL $name: tcpdump dropped packets: $(grep dropped "$work/$name.tcpdump")"; exit 1; }
@@ -103,7 +103,7 @@ call outage 10:0 15:100 15:0
 
 python3 - "$work" "$subnet" <<'PY'
 import json, statistics, sys
-sys.path.insert(0, "tests/e2e")
+sys.path.insert(0, "e2e")
 from quality_model import NAMES, check_consistency
 
 work, subnet = sys.argv[1], sys.argv[2]

@@ -1,4 +1,4 @@
-"""Helpers of tests/e2e/alerts.sh, run inside the receiver's namespace, where the agent,
+"""Helpers of e2e/alerts.sh, run inside the receiver's namespace, where the agent,
 Alertmanager, its webhook receiver and both Prometheus servers listen on loopback.
 
   webhook PORT FILE          an Alertmanager webhook receiver on 127.0.0.1:PORT: every POST

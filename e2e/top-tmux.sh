@@ -3,10 +3,10 @@
 # demo call, top shows the peer row; a sort key changes the header; q quits. Both run in a
 # network namespace of their own, so the demo's fixed loopback ports never meet another run's.
 #
-#   tests/e2e/top-tmux.sh      (root, for the namespace and the capture; skips otherwise)
+#   e2e/top-tmux.sh      (root, for the namespace and the capture; skips otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 skip_without_namespaces "top in tmux" "a network namespace and the agent's capture on lo"
 scripts/bootstrap.sh tmux iproute2
 run_for 900 swift build --product netquality >/dev/null

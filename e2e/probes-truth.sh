@@ -16,7 +16,7 @@
 #      same parameters and seed) to `irtt server`. irtt against relay B the same way, the very
 #      packets lost upstream included; then ours and irtt side by side (RTT, loss each way, send
 #      and receive IPDV: both tools' IPDV is the mean of |transit(n) - transit(n-1)| over
-#      consecutive answered sequence numbers). tests/e2e/probes_truth.py has every tolerance
+#      consecutive answered sequence numbers). e2e/probes_truth.py has every tolerance
 #      and its reason, and prints the tables.
 #   3. Outage: `netquality run` probing the reflector at 50/s through relay C (20 ms forward,
 #      10 ms back, no loss); an nftables rule on the sender's egress drops every probe for
@@ -39,21 +39,21 @@
 #      after the recovery, fired peer_rx/tx_quality_bad 4 s after it; before ad4a11a the
 #      backlog was 400 probes lost backward).
 #
-#   tests/e2e/probes-truth.sh     (root, for the namespaces, nftables and chrt; skips otherwise)
+#   e2e/probes-truth.sh     (root, for the namespaces, nftables and chrt; skips otherwise)
 #   INTERVAL_MS=25 probes every 25 ms instead of 10 (no probe overtakes another then).
 #   About 1 min 30 s (50 s of it the 5,000 probes, 12 s the stall of 5 after the outage).
 #   KEEP=1 keeps the work directory (relay stats and packet logs, both tools' JSON, the polls,
 #   the agent's log and dashboard).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 skip_without_namespaces "probes truth" "network namespaces, nftables and real-time priority"
 scripts/bootstrap.sh python3 iproute2 util-linux nftables irtt prometheus
 run_for 900 swift build --product netquality >/dev/null
 run_for 900 swift build --product netquality-impair >/dev/null
 netquality=$PWD/.build/debug/netquality
 relay_binary=$PWD/.build/debug/netquality-impair
-checker=$PWD/tests/e2e/probes_truth.py
+checker=$PWD/e2e/probes_truth.py
 
 # Unique per run, so two runs on one machine do not meet (interface names stay under 16 bytes).
 tag=nqt$$

@@ -8,10 +8,10 @@
 #      the demo peer up and lo's link up;
 #   3. HEAD answers like GET without a body, OPTIONS with 204 and Allow.
 #
-#   tests/e2e/http-limits.sh      (root, for the namespace and the capture; skips otherwise)
+#   e2e/http-limits.sh      (root, for the namespace and the capture; skips otherwise)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-source tests/e2e/lib.sh
+cd "$(dirname "$0")/.."
+source e2e/lib.sh
 skip_without_namespaces "HTTP limits" "a network namespace and the agent's capture on lo"
 scripts/bootstrap.sh python3 iproute2 curl
 run_for 900 swift build --product netquality >/dev/null
@@ -46,9 +46,9 @@ echo "ok   agent $agent up with the demo call; descriptor limit $limit"
 [ "$limit" = 1024 ] || { echo "FAIL the agent's descriptor limit is $limit, not 1024"; exit 1; }
 
 failed=0
-run_for 120 ip netns exec "$namespace" python3 tests/e2e/http_clients.py oversized 127.0.0.1 "$port" "$agent" 200 \
+run_for 120 ip netns exec "$namespace" python3 e2e/http_clients.py oversized 127.0.0.1 "$port" "$agent" 200 \
   || failed=$((failed + 1))
-run_for 120 ip netns exec "$namespace" bash -c "ulimit -n 8192 && exec python3 tests/e2e/http_clients.py slow \
+run_for 120 ip netns exec "$namespace" bash -c "ulimit -n 8192 && exec python3 e2e/http_clients.py slow \
   127.0.0.1 $port $agent 2000 30" || failed=$((failed + 1))
 
 # HEAD and OPTIONS on every path the agent serves.
