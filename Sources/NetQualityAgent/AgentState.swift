@@ -50,6 +50,9 @@ public final class AgentState: Sendable {
     var metrics = TickMetrics.Settings()
     /// The tick's part of the exposition, rendered once per tick (`PublishedStateSink`).
     var tickMetrics: String?
+    /// The peers with series of their own at the last tick, when not all have them: they keep
+    /// them against peers at the same level (`PeerCollector.seriesPeers`).
+    var seriesPeers: Set<String> = []
     var lastRenderSeconds: Double?
     /// Answers the probe senders refused, by target; what the reflector did.
     var probeSenders: [String: STAMPSender.Counters] = [:]

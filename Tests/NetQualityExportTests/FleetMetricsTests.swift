@@ -63,6 +63,46 @@ final class FleetMetricsTests: XCTestCase {
     XCTAssertEqual(Self.samples(text, "netquality_peer_series_omitted").first?.value, 9_800)
   }
 
+  /// 1,000 peers at one level whose MOS jitters from tick to tick: without incumbents 200
+  /// series change hands at random; with them none do, until a peer falls a level, which takes
+  /// a place at once (from the incumbent ranked last).
+  func testSeriesStayWithTheirPeersAgainstPeersAtTheSameLevel() throws {
+    var generator = SystemRandomNumberGenerator()
+    func fleet(worse: Int? = nil) -> [PeerSnapshot] {
+      (0..<1_000).map { number in
+        var peer = Self.peer(number * 6 + 3)  // level 4 (bad) for every one
+        peer.rx.meanOpinionScore = Double.random(in: 2.0...2.5, using: &generator)
+        if number == worse { peer.rx.level = .veryBad }
+        return peer
+      }
+    }
+    let first = Set(PeerCollector.seriesPeers(fleet(), limit: 200, pinned: []).map(\.peer))
+    XCTAssertEqual(first.count, 200)
+    var changedWithout = 0
+    var incumbents = first
+    for _ in 0..<10 {
+      let peers = fleet()
+      let without = Set(PeerCollector.seriesPeers(peers, limit: 200, pinned: []).map(\.peer))
+      changedWithout += without.subtracting(first).count
+      let with = Set(
+        PeerCollector.seriesPeers(peers, limit: 200, pinned: [], incumbents: incumbents).map(
+          \.peer))
+      XCTAssertEqual(with, incumbents)
+      incumbents = with
+    }
+    // Random MOS: 200 of 1,000 drawn afresh share about 40 with the first draw.
+    XCTAssertGreaterThan(changedWithout, 1_000)
+    let outsider = try XCTUnwrap(
+      (0..<1_000).first { !incumbents.contains(Self.peer($0 * 6 + 3).peer) })
+    let peers = fleet(worse: outsider)
+    let next = Set(
+      PeerCollector.seriesPeers(peers, limit: 200, pinned: [], incumbents: incumbents).map(
+        \.peer))
+    XCTAssertEqual(next.count, 200)
+    XCTAssertTrue(next.contains(Self.peer(outsider * 6 + 3).peer))
+    XCTAssertEqual(incumbents.subtracting(next).count, 1)
+  }
+
   func testFleetSeriesCountEveryPeer() {
     let text = Self.tickMetrics(peers: 10_000, limit: 10)
     let rx = Self.samples(text, "netquality_peers").filter { $0.labels.contains("\"rx\"") }

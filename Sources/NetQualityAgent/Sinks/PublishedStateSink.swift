@@ -13,13 +13,15 @@ struct PublishedStateSink: TickSink {
     // Rendered here, once per tick and outside the lock, instead of at every scrape; the
     // metrics' worst peers come from the table's worst-first order (one sort of the fleet).
     let table = PeerTable(tick.result.snapshot, sorted: [.worst])
-    let metrics = TickMetrics(
-      tick.result.snapshot, alerts: tick.alerts, settings: state.read(\.metrics),
-      worstOrder: table.order(.worst),
-      levelCounters: { names in state.scorer.withLock { $0.levelCounters(of: names) } }
-    ).render()
+    let (settings, incumbents) = state.read { ($0.metrics, $0.seriesPeers) }
+    let tickMetrics = TickMetrics(
+      tick.result.snapshot, alerts: tick.alerts, settings: settings,
+      worstOrder: table.order(.worst), incumbents: incumbents,
+      levelCounters: { names in state.scorer.withLock { $0.levelCounters(of: names) } })
+    let metrics = tickMetrics.render()
     state.update { published in
       published.tickMetrics = metrics
+      published.seriesPeers = tickMetrics.seriesPeerNames
       published.lastTick = tick.result
       published.peerTable = table
       published.alerts = tick.alerts

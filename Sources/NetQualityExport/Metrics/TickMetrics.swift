@@ -49,22 +49,29 @@ public struct TickMetrics: MetricsCollector {
   }
 
   let collectors: [any MetricsCollector]
+  /// The peers given series of their own when not every peer has them (empty when all have):
+  /// the next tick's `incumbents`.
+  public let seriesPeerNames: Set<String>
 
   /// The tick's collectors; without a snapshot (no tick yet), the alerts only. `worstOrder` is
   /// the snapshot's peers' indices worst first when the caller has them sorted already
-  /// (`PeerCollector.seriesPeers`); `levelCounters` gives the time at each level of the peers
+  /// (`PeerCollector.seriesPeers`); `incumbents` the previous tick's `seriesPeerNames`, which
+  /// keep their series against peers at the same level; `levelCounters` gives the time at each level of the peers
   /// with series of their own (the scorer's `levelCounters(of:)`, asked for those peers only).
   public init(
     _ snapshot: Snapshot?, alerts: [Alert], settings: Settings, worstOrder: [Int]? = nil,
+    incumbents: Set<String> = [],
     levelCounters: ([String]) -> [String: PeerLevelCounters] = { _ in [:] }
   ) {
     guard let snapshot else {
       collectors = [AlertCollector(alerts: alerts)]
+      seriesPeerNames = []
       return
     }
     let shown = PeerCollector.seriesPeers(
       snapshot.peers, limit: settings.maxPeerSeries, pinned: settings.pinnedPeers,
-      worstOrder: worstOrder)
+      worstOrder: worstOrder, incumbents: incumbents)
+    seriesPeerNames = shown.count < snapshot.peers.count ? Set(shown.map(\.peer)) : []
     var collectors: [any MetricsCollector] = [
       HostCollector(snapshot),
       FleetCollector(
