@@ -34,8 +34,9 @@ public struct HistoryChartQuery: Sendable {
     // 0 (unknown) to 6 (down), so max() is the worst, unknown only when every tick was.
     let marks = Array(repeating: "?", count: peers.count).joined(separator: ",")
     let sql = """
-      SELECT n.name, CAST(p.time / ? AS INTEGER) AS bucket, max(p.rx_level), max(p.tx_level),
-        avg(p.rx_loss_ratio), avg(p.tx_loss_ratio), avg(p.rtt_ms)
+      SELECT n.name AS name, CAST(p.time / ? AS INTEGER) AS bucket, max(p.rx_level) AS rx_level,
+        max(p.tx_level) AS tx_level, avg(p.rx_loss_ratio) AS rx_loss_ratio,
+        avg(p.tx_loss_ratio) AS tx_loss_ratio, avg(p.rtt_ms) AS rtt_ms
       FROM ticks t CROSS JOIN peer_ticks p ON p.time = t.time JOIN peers n ON n.id = p.peer_id
       WHERE t.time >= ? AND t.time < ?
         AND p.peer_id IN (SELECT id FROM peers WHERE name IN (\(marks)))
@@ -46,13 +47,14 @@ public struct HistoryChartQuery: Sendable {
     for peer in peers { arguments += [peer] }
     var result: [String: [Point]] = [:]
     for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
-      let bucket: Int64 = row[1]
-      let rx: Int = row[2]
-      let tx: Int = row[3]
-      result[row[0], default: []].append(
+      let bucket: Int64 = row["bucket"]
+      let rx: Int = row["rx_level"]
+      let tx: Int = row["tx_level"]
+      result[row["name"], default: []].append(
         point(
           Double(bucket) * bucketSeconds, QualityLevel(rawValue: rx) ?? .unknown,
-          QualityLevel(rawValue: tx) ?? .unknown, row[4], row[5], row[6]))
+          QualityLevel(rawValue: tx) ?? .unknown, row["rx_loss_ratio"], row["tx_loss_ratio"],
+          row["rtt_ms"]))
     }
     return result
   }

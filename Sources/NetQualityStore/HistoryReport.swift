@@ -132,13 +132,13 @@ public struct HistoryReport: Sendable {
     let disconnects = try counts(
       db,
       sql: """
-        SELECT peer_id, count(*) FROM events
+        SELECT peer_id, count(*) AS count FROM events
         WHERE kind = 'disconnected' AND time >= ? AND time < ? GROUP BY peer_id
         """, from: from, to: to)
     let alerts = try counts(
       db,
       sql: """
-        SELECT peer_id, count(*) FROM alerts
+        SELECT peer_id, count(*) AS count FROM alerts
         WHERE fired_at >= ? AND fired_at < ? AND peer_id IS NOT NULL GROUP BY peer_id
         """, from: from, to: to)
     let levelCount = HistoryCodes.levels.count
@@ -161,12 +161,13 @@ public struct HistoryReport: Sendable {
     return HistoryReport(from: from, to: to, peers: peers)
   }
 
+  /// `sql` selects `peer_id` and `count`.
   private static func counts(_ db: Database, sql: String, from: Double, to: Double) throws
     -> [Int64: Int]
   {
     var result: [Int64: Int] = [:]
     for row in try Row.fetchAll(db, sql: sql, arguments: [from, to]) {
-      result[row[0]] = row[1]
+      result[row["peer_id"]] = row["count"]
     }
     return result
   }
