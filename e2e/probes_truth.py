@@ -54,9 +54,11 @@ IPDV_TOLERANCE_MS = 0.5
 # Ours against irtt: the two relays draw from the same seed, so the tools see almost the same
 # delays (irtt's handshake shifts its draws by one packet). Each tool is held to its own truth
 # above; side by side they differ by the two tools' residuals: 0.10-0.14 ms in RTT (irtt's
-# user-space stamps), at most 0.04 ms in IPDV. 1 ms and 0.5 ms leave room for a loaded machine
-# and would still show a tool measuring something else.
-RTT_SIDE_BY_SIDE_MS = 1.0
+# user-space stamps), at most 0.04 ms in IPDV, on a quiet machine. On a loaded one irtt's own
+# residual reached 1.15 ms (151 timer misses; ours 0.10 ms in the same run), so side by side the
+# bound is the sum of the two tools' bounds against their truths (plus the truths' difference
+# for RTT): still far below what a tool measuring something else gives.
+RTT_SIDE_BY_SIDE_MS = 2 * RTT_TOLERANCE_MS
 IPDV_SIDE_BY_SIDE_MS = 0.5
 
 
@@ -147,7 +149,7 @@ class Table:
 
     def near(self, quantity, truth, seen, tolerance):
         ok = truth is not None and seen is not None and abs(seen - truth) <= tolerance
-        self.row(quantity, truth, seen, f"±{tolerance} ms", ok)
+        self.row(quantity, truth, seen, f"±{tolerance:.3g} ms", ok)
 
 
 def compare(ours_path, stats_a_path, log_a_path, irtt_path, stats_b_path, log_b_path):
@@ -231,7 +233,8 @@ def compare(ours_path, stats_a_path, log_a_path, irtt_path, stats_b_path, log_b_
 
     table = Table("side by side: ours (relay A) and irtt (relay B), same parameters and seed",
                   "irtt", "ours")
-    table.near("rtt mean", total["rtt_mean_ms"], irtt_rtt, RTT_SIDE_BY_SIDE_MS)
+    table.near("rtt mean", total["rtt_mean_ms"], irtt_rtt,
+               RTT_SIDE_BY_SIDE_MS + abs(truth_a["rtt_mean_ms"] - truth_b["rtt_mean_ms"]))
     table.near("rtt residual (tool - truth)", total["rtt_mean_ms"] - truth_a["rtt_mean_ms"],
                irtt_rtt - truth_b["rtt_mean_ms"], RTT_SIDE_BY_SIDE_MS)
     # Loss: two relays, two draws of the same seed shifted by irtt's handshake; each tool is
