@@ -180,12 +180,15 @@ frames = []
 for frame in re.split(r"^=== ", text, flags=re.M)[1:]:
     # The peer's row: its rx level first, its state and the state's age last.
     row = re.search(r"^10\.202\.0\.1\s+(\S+)\s+\S+.*\s(\S+) (\S+)$", frame, re.M)
-    frames.append((stamp(frame.split()[0]), row.groups() if row else None))
+    frames.append((stamp(frame.split()[0]), row.groups() if row else None, frame))
 link_down = float(sys.argv[3])
-after = [(t, row) for t, row in frames if link_down is not None and t > link_down]
+after = [(t, row, frame) for t, row, frame in frames if link_down is not None and t > link_down]
 ok = bool(after) and after[0][1] is not None and after[0][1][:2] == ("down", "disconnected")
 print(("ok   " if ok else "FAIL ") + "dashboard: the first tick after the link went down has the peer "
       + (f"{after[0][1][0]}, {after[0][1][1]} ({after[0][0] - link_down:.2f} s after)" if after and after[0][1] else "missing"))
+if not ok:
+    print(f"     {len(frames)} frames, {len(after)} after the link went down; the first of them:")
+    print("     " + (after[0][2] if after else "(none)").replace("\n", "\n     "))
 failed += not ok
 for kind in ("interrupted", "recovered"):
     ok = len(times(kind)) >= 1

@@ -231,12 +231,32 @@ check "the webhook: one firing notification of high_loss, no resolve during the 
 
 agent_resolved=$(q wait-agent gone high_loss "$peer" 60) || true
 resolve_seconds=$(since "$loss_ended")
-# Well clear once the loss over the scoring span (3 windows of 2 s) is below 2 %: at the tick
-# that closes the window the loss stopped in, 2 ticks later, or 3 (depending on how much of
-# that window was lossy). The alert resolves at the third well-clear tick in a row: 8 to 12 s
-# after the loss stopped (keep_firing_for_ticks alone: 30 ticks, 60 s), and a late tick.
-check "the agent resolves high_loss $resolve_seconds s after the loss stopped (clear_threshold and for_ticks: 8 to 12 s)" \
-  at_most "$resolve_seconds" 14
+# Well clear once the loss over the scoring span (3 windows of 2 s) is below 2 %; the alert
+# resolves at the third well-clear tick in a row (for_ticks), not after keep_firing_for_ticks
+# (30 ticks, 60 s). Checked against the agent's own figure, as Prometheus scraped it every
+# second: the first sample below 2 % comes from the first well-clear tick (within the 1 s scrape
+# after it), and the alert resolves 2 ticks (4 s) after that tick. How long after the loss
+# stopped that is depends on where in its window the last drop fell and on the machine's load
+# (8 to 12 s quiet, 15.5 s once on a loaded one), so that is printed, not bounded.
+resolved_at=$(python3 - "$work/agent.log" "$loss_ended" <<'PY'
+import datetime, re, sys
+for line in open(sys.argv[1]):
+    found = re.match(r"time=(\S+) .*alert=high_loss event=alert_resolved", line)
+    if found:
+        at = datetime.datetime.strptime(found[1], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+            tzinfo=datetime.timezone.utc).timestamp()
+        if at > float(sys.argv[2]) - 2:
+            print(f"{at:.3f}")
+            break
+else:
+    print("never")
+PY
+)
+clear_seen=$(q first-below "$prometheus" "netquality_peer_loss_ratio{peer=\"$peer\",direction=\"rx\"}" \
+  "$loss_ended" "$(now)" 0.02) || clear_seen=never
+echo "     the loss stopped; Prometheus' first sample below 2 %: $( [ "$clear_seen" = never ] && echo never || python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):+.1f} s')" "$clear_seen" "$loss_ended"); the agent resolved high_loss $resolve_seconds s after the loss stopped"
+check "the agent resolves high_loss at the third well-clear tick: 2 to 4.5 s after the first sample below 2 % ($( [ "$clear_seen" = never ] || [ "$resolved_at" = never ] && echo "never" || python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.1f} s')" "$resolved_at" "$clear_seen"))" \
+  python3 -c 'import sys; d = float(sys.argv[1]) - float(sys.argv[2]); sys.exit(0 if 2 <= d <= 4.5 else 1)' "$resolved_at" "$clear_seen"
 am_gone=$(q wait-am gone high_loss "$peer" 10) || am_gone=never
 echo "     Alertmanager no longer lists it $am_gone s later"
 check "Alertmanager resolves it too" [ "$am_gone" != never ]

@@ -22,6 +22,9 @@ Alertmanager, its webhook receiver and both Prometheus servers listen on loopbac
   identity RULE PEER INSTANCE LABELS_JSON
                              Alertmanager's alerts and groups: exactly one alert RULE for PEER,
                              with exactly LABELS, in exactly one group; prints what it saw
+  first-below URL EXPR SINCE UNTIL THRESHOLD
+                             Unix time of the first sample of EXPR in Prometheus at URL after
+                             SINCE whose value is below THRESHOLD ('never' if none)
   last-scrape URL            Unix time of the last scrape of the only target of the
                              Prometheus at URL
 Every wait has its deadline; a failed check prints why and exits 1.
@@ -176,6 +179,19 @@ def prom(url, expression):
         print(f"{{{labels}}} {sample['value'][1]}")
 
 
+def first_below(url, expression, since, until, threshold):
+    """The Unix time of the first sample of EXPRESSION (one series) after SINCE and up to UNTIL
+    whose value is below THRESHOLD, from Prometheus' range query at 0.5 s steps; 'never' when
+    none is."""
+    query = urllib.parse.urlencode({"query": expression, "start": f"{since:.3f}",
+                                    "end": f"{until:.3f}", "step": "0.5"})
+    result = get_json(f"{url}/api/v1/query_range?{query}")["data"]["result"]
+    for time_value, value in (result[0]["values"] if result else []):
+        if float(value) < threshold:
+            return f"{float(time_value):.3f}"
+    return "never"
+
+
 def main():
     command = sys.argv[1]
     if command == "webhook":
@@ -191,6 +207,9 @@ def main():
                 print(line.rsplit(" ", 1)[1])
     elif command == "prom":
         prom(sys.argv[2], sys.argv[3])
+    elif command == "first-below":
+        print(first_below(sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]),
+                          float(sys.argv[6])))
     elif command == "watch":
         watch(float(sys.argv[2]), sys.argv[3], sys.argv[4:])
     elif command in ("wait-agent", "wait-am"):
