@@ -110,10 +110,11 @@ public struct Agent {
         configuration: configuration.engineConfiguration(interfaceNetworks: addresses)),
       history: history, alertmanager: alertmanager)
     let security = WebSecurity(web)
+    let probeService = ProbeService(plan: probes, state: state, logger: logger)
     let live = try LiveConfiguration(
       configuration: configuration, path: configurationPath, overrides: overrides,
       interfaceNetworks: addresses, state: state, web: (web.configuration, security),
-      logger: logger)
+      probes: probeService, logger: logger)
     let scheme = security.tls == nil ? "http" : "https"
     let reloads = ReloadService(configuration: live)
     let thread = reloads.reloads
@@ -148,7 +149,7 @@ public struct Agent {
       .init(service: captures),
       .init(service: TickService(state: state, sinks: sinks, captures: captures.progress)),
       .init(service: http), .init(service: reloads),
-      .init(service: ProbeService(plan: probes, state: state, logger: logger)),
+      .init(service: probeService),
     ]
     // First in the group, so shut down last (the group stops services in reverse order): the
     // ticker's last tick is queued before the recorder drains its queue.

@@ -53,6 +53,8 @@ public final class AgentState: Sendable {
     var lastRenderSeconds: Double?
     /// Answers the probe senders refused, by target; what the reflector did.
     var probeSenders: [String: STAMPSender.Counters] = [:]
+    /// How late the probes left after their scheduled times (nil before the first pass).
+    var probeSendLateness: DelayHistogram?
     var reflector: ReflectorCounters?
   }
 
