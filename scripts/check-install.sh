@@ -5,22 +5,16 @@
 # installed configuration, an edited configuration never overwritten, the unit's paths
 # following PREFIX, `systemd-analyze verify` silent on it (and not on a broken copy: the check
 # can fail), uninstall removing all but the configuration. The release build is made once, in
-# .build-install (about 4 minutes on 2 cores); tests/e2e/systemd-unit.sh installs it again.
+# .build-install (about 4 minutes on 2 cores); e2e/systemd-unit.sh installs it again.
 #
 #   scripts/check-install.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tests/e2e/lib.sh
+source e2e/lib.sh
 scripts/bootstrap.sh systemd
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-check() {  # description, then the command
-  local description=$1
-  shift
-  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
-}
 install_into() { run_for 900 make --no-print-directory install "$@"; }
 
 # 1. The default layout under DESTDIR.
@@ -83,6 +77,11 @@ verify() {  # stderr of systemd-analyze verify into $work/verify.err; true on ex
   systemd-analyze verify --man=no "$1" 2>"$work/verify.err" >/dev/null &&
     ! grep -q -e "$1" -e "netquality" "$work/verify.err"
 }
+runbook="file://$prefixed/opt/nq/share/netquality/docs/runbook.md"
+check "the installed rules' runbook_url follows PREFIX" grep -q \
+  "runbook_url: '$runbook#peer_disconnected'" "$prefixed/opt/nq/share/netquality/rules/netquality-agent-alerts.yml"
+check "and the installed configuration's alerts.runbook_url" grep -q \
+  "runbook_url: \"$runbook\"" "$prefixed/etc/netquality/netquality.yaml"
 check "systemd-analyze verify --man=no says nothing about the unit" verify "$unit"
 [ -s "$work/verify.err" ] && sed 's/^/     other units: /' "$work/verify.err"
 mkdir -p "$work/broken"
