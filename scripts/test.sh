@@ -22,6 +22,7 @@ stages=(
   "e2e-impair-relay|300|e2e/impair-relay-check.sh"
   "e2e-stamp-wire-safety|300|e2e/stamp-wire-safety.sh"
   "e2e-probes-truth|420|e2e/probes-truth.sh"
+  "e2e-probes-scale|300|e2e/probes-scale.sh"
   "e2e-history-crash|360|e2e/history-crash.sh"
   "e2e-history-faults|300|e2e/history-faults.sh"
   "e2e-real-traffic|600|e2e/real-traffic.sh"

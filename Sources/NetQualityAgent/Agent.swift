@@ -64,6 +64,18 @@ public struct Agent {
     return parts.isEmpty ? "" : ", " + parts.joined(separator: ", ")
   }
 
+  /// Probe targets named in the start-up line, at most: an agent probing a thousand would
+  /// otherwise write a 20 KB line (the reload's "probe targets changed" names 10 too).
+  static let startSummaryTargetsNamed = 10
+
+  /// `targets` as the start-up line shows them: the first few, and how many more.
+  static func targetsText(_ targets: [String]) -> String {
+    guard !targets.isEmpty else { return "none" }
+    let named = targets.prefix(startSummaryTargetsNamed).joined(separator: ",")
+    let more = targets.count - startSummaryTargetsNamed
+    return more > 0 ? "\(named) and \(more) more" : named
+  }
+
   /// What the agent runs with, as the start-up line's keys: what an operator checks first when
   /// it does not do what they expected (which file, which history, which Alertmanager).
   static func startSummary(
@@ -83,7 +95,8 @@ public struct Agent {
       "local_networks": list(local.map(\.description)),
       "history": .string(configuration.historyPath ?? "off"),
       "alertmanager": list(configuration.alertmanager.urls.map(\.description)),
-      "probe_targets": list(configuration.probes.map { $0.target.description }),
+      "probe_targets": .string(
+        targetsText(configuration.probes.map { $0.target.description })),
       "reflector": .string(reflector.enabled ? reflector.listen.description : "off"),
       "web_config_file": .string(
         configuration.webConfigFile.isEmpty ? "none" : configuration.webConfigFile),
@@ -111,10 +124,11 @@ public struct Agent {
         configuration: configuration.engineConfiguration(interfaceNetworks: addresses)),
       history: history, alertmanager: alertmanager)
     let security = WebSecurity(web)
+    let probeService = ProbeService(plan: probes, state: state, logger: logger)
     let live = try LiveConfiguration(
       configuration: configuration, path: configurationPath, overrides: overrides,
       interfaceNetworks: addresses, state: state, web: (web.configuration, security),
-      logger: logger)
+      probes: probeService, logger: logger)
     let scheme = security.tls == nil ? "http" : "https"
     let reloads = ReloadService(configuration: live)
     let thread = reloads.reloads
@@ -149,7 +163,7 @@ public struct Agent {
       .init(service: captures),
       .init(service: TickService(state: state, sinks: sinks, captures: captures.progress)),
       .init(service: http), .init(service: reloads),
-      .init(service: ProbeService(plan: probes, state: state, logger: logger)),
+      .init(service: probeService),
     ]
     // First in the group, so shut down last (the group stops services in reverse order): the
     // ticker's last tick is queued before the recorder drains its queue.

@@ -29,6 +29,9 @@ public final class AgentState: Sendable {
   let statusCharts = StatusCharts()
   /// The Alertmanager notifier, when `alertmanager.url(s)` is set (set once at start).
   let alertmanager: AlertmanagerNotifier?
+  /// The threads of `GET /probe`'s one-off measurements: two at a time, four waiting.
+  let oneShotProbes = BoundedWorkQueue(
+    name: "netquality-probe", threads: 2, queueLimit: 4, timeoutSeconds: 15)
 
   /// The latest tick and the capture side's figures, as the HTTP server renders them.
   struct Published: Sendable {
@@ -56,6 +59,8 @@ public final class AgentState: Sendable {
     var lastRenderSeconds: Double?
     /// Answers the probe senders refused, by target; what the reflector did.
     var probeSenders: [String: STAMPSender.Counters] = [:]
+    /// How late the probes left after their scheduled times (nil before the first pass).
+    var probeSendLateness: DelayHistogram?
     var reflector: ReflectorCounters?
   }
 

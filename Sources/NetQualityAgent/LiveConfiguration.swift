@@ -21,6 +21,9 @@ public final class LiveConfiguration: Sendable {
   /// The web configuration the listener started with, and what every request is held to.
   let startedWeb: WebConfiguration
   let security: WebSecurity
+  /// The probe thread's targets, applied with the engine in one step (nil: none to apply, as
+  /// in tests of the configuration alone: the engine then takes `probes` as configured).
+  let probes: ProbeService?
   /// The web configuration in effect.
   private let runningWeb: Mutex<WebConfiguration>
   /// What is in effect.
@@ -34,6 +37,7 @@ public final class LiveConfiguration: Sendable {
     web: (started: WebConfiguration, security: WebSecurity) = (
       WebConfiguration(), WebSecurity(.none)
     ),
+    probes: ProbeService? = nil,
     logger: Logger
   ) throws {
     self.path = path
@@ -46,7 +50,10 @@ public final class LiveConfiguration: Sendable {
     security = web.security
     runningWeb = Mutex(web.started)
     running = Mutex(configuration)
-    try apply(configuration, dashboard: openDashboard(configuration))
+    self.probes = probes
+    try apply(
+      configuration, dashboard: openDashboard(configuration),
+      probes: ProbeService.prepare(configuration.probes))
     state.update { $0.status.configurationFile = path }
   }
 
@@ -97,7 +104,11 @@ public final class LiveConfiguration: Sendable {
       changed.append("web_config_file")
     }
     let dashboard: DashboardOutput?
+    let prepared: ProbeService.Prepared
     do {
+      // Every target's key file read before anything changes: one that cannot be read keeps
+      // the whole running configuration.
+      prepared = try ProbeService.prepare(effective.probes)
       dashboard = try openDashboard(effective)
     } catch {
       let line = "reload kept the old configuration: \(error)"
@@ -105,7 +116,7 @@ public final class LiveConfiguration: Sendable {
       state.update { $0.status.lastReloadSuccessful = false }
       return ReloadOutcome(succeeded: false, lines: [line])
     }
-    apply(effective, dashboard: dashboard)
+    apply(effective, dashboard: dashboard, probes: prepared)
     runningWeb.withLock { $0 = web.configuration }
     if security.apply(web, startedWith: startedWeb) {
       restartKeys.append("web_config_file (tls_server_config)")
@@ -141,9 +152,23 @@ public final class LiveConfiguration: Sendable {
       counters: state.dashboardCounters, logger: logger)
   }
 
-  private func apply(_ configuration: AgentConfiguration, dashboard: DashboardOutput?) {
+  private func apply(
+    _ configuration: AgentConfiguration, dashboard: DashboardOutput?,
+    probes prepared: ProbeService.Prepared
+  ) {
     let engine = configuration.engineConfiguration(interfaceNetworks: interfaceNetworks)
-    state.reconfigure(engine)
+    if let probes {
+      // The engine is told the targets the probe thread runs (a removed one until its last
+      // probes settle), in the same step as the thread's change (`ProbeTargets`).
+      let (state, interfaceNetworks) = (self.state, self.interfaceNetworks)
+      probes.apply(prepared) { running in
+        var probed = configuration
+        probed.probes = running
+        state.reconfigure(probed.engineConfiguration(interfaceNetworks: interfaceNetworks))
+      }
+    } else {
+      state.reconfigure(engine)
+    }
     state.alertmanager?.reconfigure(
       rules: engine.alertRules, tickIntervalSeconds: engine.tickIntervalSeconds,
       runbookURL: configuration.alertRunbookURL)

@@ -109,4 +109,23 @@ struct Walker {
     }
     return values
   }
+
+  /// Histogram bucket bounds in seconds (Prometheus `le`, +Inf implied): 1 to 64 of them, each
+  /// above 0 and at most an hour, strictly increasing.
+  mutating func bucketBounds(_ node: Node, _ key: String) -> [Double]? {
+    let items = list(node, key)
+    let values = items.enumerated().compactMap { index, item in
+      number(item, "\(key)[\(index)]", in: 0...3600)
+    }
+    guard values.count == items.count else { return nil }
+    guard (1...64).contains(values.count) else {
+      issue(node, key, "expected 1 to 64 bucket bounds in seconds, e.g. [0.00005, 0.0001, 0.0002]")
+      return nil
+    }
+    guard values[0] > 0, zip(values, values.dropFirst()).allSatisfy({ $0 < $1 }) else {
+      issue(node, key, "bucket bounds must be above 0 and increase strictly")
+      return nil
+    }
+    return values
+  }
 }

@@ -48,7 +48,7 @@ public enum StatusChart {
     func rttY(_ milliseconds: Double?) -> Double? {
       milliseconds.map { rttBase + bandHeight - 1 - min($0 / rttTop, 1) * (bandHeight - 2) }
     }
-    parts.append(band(rttBase, label: "RTT ≤ \(DecimalText.fixed(rttTop, places: 0)) ms"))
+    parts.append(band(rttBase, label: "RTT ≤ \(DurationText.milliseconds(rttTop, places: 0))"))
     parts.append(
       path(points.map { (x($0.time), rttY($0.roundTripMilliseconds)) }, colour: rttColour))
     parts.append(axis(spanSeconds: span, top: rttBase + bandHeight))
@@ -69,7 +69,7 @@ public enum StatusChart {
     let rtt = points.compactMap(\.roundTripMilliseconds).max()
     return "rx worst \(rx.name), tx worst \(tx.name), max loss "
       + (loss.map { DecimalText.fixed($0 * 100, places: 1) + " %" } ?? "-") + ", max RTT "
-      + (rtt.map { DecimalText.fixed($0, places: 0) + " ms" } ?? "-")
+      + DurationText.milliseconds(rtt, places: 0)
       + " over \(points.count) points"
   }
 

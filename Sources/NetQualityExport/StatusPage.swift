@@ -225,7 +225,7 @@ public enum StatusPage {
   }
 
   static func milliseconds(_ value: Double?) -> String {
-    value.map { DecimalText.fixed($0, places: 1) + " ms" } ?? "-"
+    DurationText.milliseconds(value)
   }
 
   /// Level colours from ColorBrewer's RdYlGn scale (colorbrewer2.org), unknown grey, down

@@ -17,11 +17,9 @@ public enum TimelineTable {
           pad(peer.rx.level.name, 10), pad(peer.tx.level.name, 10),
           right(mos.map { DecimalText.fixed($0, places: 2) } ?? "-", 4),
           right(percent(peer.rx.inputs?.lossRatio), 7),
-          right(
-            peer.rx.inputs.map { DecimalText.fixed($0.jitterMilliseconds, places: 1) + " ms" }
-              ?? "-", 9),
+          right(DurationText.milliseconds(peer.rx.inputs?.jitterMilliseconds), 9),
           right(percent(peer.tx.inputs?.lossRatio), 7),
-          peer.roundTripMilliseconds.map { DecimalText.fixed($0, places: 1) + " ms" } ?? "-",
+          DurationText.milliseconds(peer.roundTripMilliseconds),
         ].joined(separator: " "))
     }
     if result.snapshot.peers.isEmpty { lines.append("\(pad(time, 25)) (no RTP peers)") }

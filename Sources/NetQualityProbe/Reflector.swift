@@ -72,7 +72,12 @@ public final class Reflector {
     do {
       // T3: the last thing before the send (and the HMAC over it in authenticated mode).
       try STAMPReflectorPacket.stamp(STAMPTimestamp(ntp: WallClock.now()), into: outgoing, key: key)
-      if try !socket.send(UnsafeRawBufferPointer(outgoing), to: datagram.source) {
+      // From the address the request was sent to: on 0.0.0.0 or ::, the routing table's
+      // choice may be another of the host's addresses, whose answer the sender cannot take
+      // for its probe's (a sender matches answers by the address it probed).
+      if try !socket.send(
+        UnsafeRawBufferPointer(outgoing), to: datagram.source, from: datagram.destination)
+      {
         policy.countSendError(length: length)
       }
     } catch {

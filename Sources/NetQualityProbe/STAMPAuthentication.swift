@@ -28,6 +28,13 @@ public struct STAMPKey: Sendable {
     keyedHMAC = HMAC<SHA256>(key: SymmetricKey(data: bytes))
   }
 
+  /// Whether `other` holds the same secret (its name aside): their HMACs of one fixed block
+  /// agree. A reload uses it to tell a key file rewritten with a new key from one unchanged.
+  public func isSameKey(as other: STAMPKey) -> Bool {
+    let block = [UInt8](repeating: 0, count: Self.hmacOffset)
+    return block.withUnsafeBytes { truncatedCode(for: $0) == other.truncatedCode(for: $0) }
+  }
+
   /// Writes the HMAC of `packet[0 ..< 96]` into `packet[96 ..< 112]`. The caller has checked
   /// that the packet holds an authenticated base packet.
   func sign(_ packet: UnsafeMutableRawBufferPointer) {

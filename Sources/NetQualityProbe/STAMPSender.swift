@@ -23,6 +23,20 @@ public final class STAMPSender {
       self.target = target
     }
 
+    /// Whether a sender made with `other` sends exactly what one made with these would (the
+    /// keys compared by their secrets).
+    public func sendsLike(_ other: Options) -> Bool {
+      target == other.target && ratePerSecond == other.ratePerSecond
+        && sizeBytes == other.sizeBytes && dscp == other.dscp
+        && timeoutSeconds == other.timeoutSeconds && clockSynchronized == other.clockSynchronized
+        && {
+          switch (key, other.key) {
+          case (nil, nil): true
+          case (let a?, let b?): a.isSameKey(as: b)
+          default: false
+          }
+        }()
+    }
   }
 
   /// Answers refused, by reason, and sends the socket could not take.
@@ -40,6 +54,8 @@ public final class STAMPSender {
     /// Probes the socket refused (no route, a local firewall's reject): counted as sent, so
     /// they settle as lost and the target goes down like one behind a dead path.
     public var sendErrors: Int64 = 0
+    /// Probes not sent because the in-flight window was full (`STAMPSession.skipped`).
+    public var windowFull: Int64 = 0
 
     public init() {}
   }
@@ -55,13 +71,18 @@ public final class STAMPSender {
   private let intervalNanoseconds: Int64
   /// Our error estimate, the same on every probe.
   private let errorEstimate: STAMPErrorEstimate
-  private var nextSendAt: CaptureTime
+  /// When the next probe is due (monotonic); nil until the loop first looks (`sendIfDue`).
+  private var nextSendAt: CaptureTime?
+  /// How long after the loop's first look the first probe is due.
+  private let phaseNanoseconds: Int64
   private let sendBuffer: UnsafeMutableRawBufferPointer
   private let receiveBuffer: UnsafeMutableRawBufferPointer
 
-  /// A sender bound to an ephemeral port of the target's family; the first probe goes at
-  /// monotonic time `start`.
-  public init(options: Options, start: CaptureTime) throws(SocketError) {
+  /// A sender bound to an ephemeral port of the target's family. Its first probe is due
+  /// `phaseSeconds` after the loop first calls `sendIfDue`: many senders made at once (an
+  /// agent's targets) keep their spread over the interval however late their thread starts,
+  /// and a schedule not begun has missed nothing.
+  public init(options: Options, phaseSeconds: Double = 0) throws(SocketError) {
     self.options = options
     mode = options.key == nil ? .unauthenticated : .authenticated
     packetLength = max(options.sizeBytes, STAMPSenderPacket.baseLength(mode))
@@ -76,7 +97,7 @@ public final class STAMPSender {
     intervalNanoseconds = max(1, Int64((1e9 / options.ratePerSecond).rounded()))
     errorEstimate = STAMPErrorEstimate(
       seconds: Self.unsynchronisedErrorSeconds, isSynchronized: options.clockSynchronized)
-    nextSendAt = start
+    phaseNanoseconds = Int64((max(0, phaseSeconds) * 1e9).rounded())
     sendBuffer = .allocate(byteCount: packetLength, alignment: 8)
     // An answer is never larger than the probe from a conforming reflector; room for more
     // tells a larger one apart (truncated, refused).
@@ -92,33 +113,48 @@ public final class STAMPSender {
   /// send (when `sending`) or the oldest probe's deadline; at most `limit`. Rounded up, or a
   /// wait under 1 ms would spin.
   public func millisecondsUntilDue(sending: Bool, limit: Int32) -> Int32 {
-    var nanoseconds = Int64(limit) * 1_000_000
+    let nanoseconds = nanosecondsUntilDue(
+      sending: sending, monotonicNow: WallClock.monotonicNow(), now: WallClock.now(),
+      limit: Int64(limit) * 1_000_000)
+    return Int32(max(0, (nanoseconds + 999_999) / 1_000_000))
+  }
+
+  /// Nanoseconds until the next send (when `sending`; at monotonic `monotonicNow`) or the
+  /// oldest probe's deadline (at wall-clock `now`), at most `limit`; 0 when one is due. A loop
+  /// over many senders reads the clocks once for all of them.
+  public func nanosecondsUntilDue(
+    sending: Bool, monotonicNow: CaptureTime, now: CaptureTime, limit: Int64
+  ) -> Int64 {
+    var nanoseconds = limit
     if sending {
-      nanoseconds = min(
-        nanoseconds,
-        nextSendAt.nanosecondsSinceEpoch - WallClock.monotonicNow().nanosecondsSinceEpoch)
+      // Not begun: due now, so that the loop begins it.
+      let due = nextSendAt?.nanosecondsSinceEpoch ?? monotonicNow.nanosecondsSinceEpoch
+      nanoseconds = min(nanoseconds, due - monotonicNow.nanosecondsSinceEpoch)
     }
     if let deadline = session.nextDeadline {
-      nanoseconds = min(
-        nanoseconds, deadline.nanosecondsSinceEpoch - WallClock.now().nanosecondsSinceEpoch)
+      nanoseconds = min(nanoseconds, deadline.nanosecondsSinceEpoch - now.nanosecondsSinceEpoch)
     }
-    return Int32(max(0, (nanoseconds + 999_999) / 1_000_000))
+    return max(0, nanoseconds)
   }
 
   /// Sends the probe due at monotonic `now`, if one is. A loop that fell behind by more than
   /// an interval (the process was stopped, the machine overloaded) skips the missed probes
   /// instead of sending them in a burst that would measure its own queue. A send the socket
-  /// refuses is a lost probe (`Counters.sendErrors`), not an error of the loop.
-  public func sendIfDue(monotonicNow now: CaptureTime) {
-    guard now >= nextSendAt else { return }
-    let missed =
-      (now.nanosecondsSinceEpoch - nextSendAt.nanosecondsSinceEpoch)
-      / intervalNanoseconds
+  /// refuses is a lost probe (`Counters.sendErrors`), not an error of the loop. Returns how
+  /// late the probe left after its scheduled time, in nanoseconds (nil: none was due, or it
+  /// could not leave).
+  @discardableResult
+  public func sendIfDue(monotonicNow now: CaptureTime) -> Int64? {
+    let nextSendAt = self.nextSendAt ?? begin(at: now)
+    guard now >= nextSendAt else { return nil }
+    let lateness = now.nanosecondsSinceEpoch - nextSendAt.nanosecondsSinceEpoch
+    let missed = lateness / intervalNanoseconds
     counters.missedSends += missed
-    nextSendAt = nextSendAt.advanced(byNanoseconds: (missed + 1) * intervalNanoseconds)
+    self.nextSendAt = nextSendAt.advanced(byNanoseconds: (missed + 1) * intervalNanoseconds)
     guard let sequence = session.sequenceToSend else {
       session.sent(at: WallClock.now())  // counted as skipped
-      return
+      counters.windowFull = session.skipped
+      return nil
     }
     // T1 as late as possible before the send (RFC 8762 section 4.2.1).
     let sentAt = WallClock.now()
@@ -130,7 +166,7 @@ public final class STAMPSender {
     } catch {
       // The buffer is sized for the packet: not reachable, but never a trap.
       counters.malformed += 1
-      return
+      return nil
     }
     do {
       if try socket.send(UnsafeRawBufferPointer(sendBuffer), to: options.target) {
@@ -138,12 +174,21 @@ public final class STAMPSender {
         lastSendError = nil
       } else {
         counters.sendBufferFull += 1
+        return nil
       }
     } catch {
       session.sent(at: sentAt)
       counters.sendErrors += 1
       lastSendError = error.description
     }
+    return lateness % intervalNanoseconds
+  }
+
+  /// The schedule's start: the first probe `phaseNanoseconds` after the loop's first look.
+  private func begin(at now: CaptureTime) -> CaptureTime {
+    let first = now.advanced(byNanoseconds: phaseNanoseconds)
+    nextSendAt = first
+    return first
   }
 
   /// Reads every answer waiting on the socket; duplicates and late answers go to `sink` at

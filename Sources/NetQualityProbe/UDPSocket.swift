@@ -24,6 +24,9 @@ public struct ReceivedDatagram: Sendable, Hashable {
   /// The datagram was longer than the buffer, and its tail was cut (`MSG_TRUNC`);
   /// `length` is then the datagram's full length, not what the buffer holds.
   public var isTruncated: Bool
+  /// The address it was sent to (`IP_PKTINFO`, `IPV6_PKTINFO`), nil when the kernel did not
+  /// say: on a socket bound to 0.0.0.0 or ::, which of the host's addresses was probed.
+  public var destination: IPAddress? = nil
 }
 
 /// A failed socket call: one line naming the call, the address and the system's reason.
@@ -106,6 +109,10 @@ public final class UDPSocket {
     // IP_RECVTTL on a dual-stack socket); failures leave the TTL unknown, nothing more.
     _ = Self.setOption(descriptor, Int32(IPPROTO_IP), IP_RECVTTL, 1)
     if isIPv6 { _ = Self.setOption(descriptor, Int32(IPPROTO_IPV6), IPV6_RECVHOPLIMIT, 1) }
+    // The destination address of each datagram, so that a socket on all addresses answers
+    // from the one that was probed (`send(_:to:from:)`).
+    _ = Self.setOption(descriptor, Int32(IPPROTO_IP), IP_PKTINFO, 1)
+    if isIPv6 { _ = Self.setOption(descriptor, Int32(IPPROTO_IPV6), IPV6_RECVPKTINFO, 1) }
 
     var storage = sockaddr_storage()
     var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -187,6 +194,14 @@ public final class UDPSocket {
         datagram.receiveTime = CaptureTime(
           seconds: Int64(stamp.tv_sec), nanoseconds: Int64(stamp.tv_nsec))
         datagram.timestampSource = .kernel
+      case (Int32(IPPROTO_IP), IP_PKTINFO) where dataLength >= MemoryLayout<in_pktinfo>.size:
+        let info = control.loadUnaligned(fromByteOffset: data, as: in_pktinfo.self)
+        datagram.destination = IPAddress(ipv4: UInt32(bigEndian: info.ipi_addr.s_addr))
+      case (Int32(IPPROTO_IPV6), IPV6_PKTINFO) where dataLength >= Self.in6PacketInfoBytes:
+        // The address is the structure's first 16 bytes (RFC 3542 section 6.1).
+        datagram.destination = IPAddress(
+          high: UInt64(bigEndian: control.loadUnaligned(fromByteOffset: data, as: UInt64.self)),
+          low: UInt64(bigEndian: control.loadUnaligned(fromByteOffset: data + 8, as: UInt64.self)))
       case (Int32(IPPROTO_IP), IP_TTL) where dataLength >= MemoryLayout<Int32>.size,
         (Int32(IPPROTO_IPV6), IPV6_HOPLIMIT) where dataLength >= MemoryLayout<Int32>.size:
         let value = control.loadUnaligned(fromByteOffset: data, as: Int32.self)
@@ -242,6 +257,77 @@ public final class UDPSocket {
       throw SocketError(operation: "send to", endpoint: destination, code: errno)
     }
     return true
+  }
+
+  /// Sends `payload` to `destination` from the local address `source` (`IP_PKTINFO` /
+  /// `IPV6_PKTINFO` ancillary data, RFC 3542 section 6): a socket bound to all addresses then
+  /// answers from the address a request was sent to, not the one the routing table prefers (a
+  /// sender that probed 127.0.3.7 would take an answer from 127.0.0.1 for someone else's).
+  /// Without `source`, or when it is the unspecified address, this is `send(_:to:)`.
+  /// Returns false when the socket's send buffer is full.
+  @discardableResult
+  public func send(
+    _ payload: UnsafeRawBufferPointer, to destination: Endpoint, from source: IPAddress?
+  ) throws(SocketError) -> Bool {
+    guard let source, !Self.isUnspecified(source) else {
+      return try send(payload, to: destination)
+    }
+    if !isIPv6 && (!destination.address.isIPv4 || !source.isIPv4) {
+      throw SocketError(
+        operation: "send from IPv4 socket to", endpoint: destination, code: EAFNOSUPPORT)
+    }
+    // An IPv4 source on an IPv6 socket (an IPv4-mapped request) goes as IPv4's own option.
+    let useIPv4 = source.isIPv4
+    var sent: Int
+    repeat {
+      sent = Self.withSocketAddress(destination, isIPv6: isIPv6) { address, length in
+        vector.pointee = iovec(
+          iov_base: UnsafeMutableRawPointer(mutating: payload.baseAddress), iov_len: payload.count)
+        header.pointee = msghdr()
+        header.pointee.msg_name = UnsafeMutableRawPointer(mutating: address)
+        header.pointee.msg_namelen = length
+        header.pointee.msg_iov = vector
+        header.pointee.msg_iovlen = 1
+        control.initializeMemory(as: UInt8.self, repeating: 0)
+        let headerLength = Self.align(MemoryLayout<cmsghdr>.size)
+        var message = cmsghdr()
+        if useIPv4 {
+          var info = in_pktinfo()
+          info.ipi_spec_dst.s_addr = (source.ipv4Value ?? 0).bigEndian
+          message.cmsg_level = Int32(IPPROTO_IP)
+          message.cmsg_type = IP_PKTINFO
+          message.cmsg_len = headerLength + MemoryLayout<in_pktinfo>.size
+          control.storeBytes(of: message, toByteOffset: 0, as: cmsghdr.self)
+          control.storeBytes(of: info, toByteOffset: headerLength, as: in_pktinfo.self)
+        } else {
+          message.cmsg_level = Int32(IPPROTO_IPV6)
+          message.cmsg_type = IPV6_PKTINFO
+          message.cmsg_len = headerLength + Self.in6PacketInfoBytes
+          control.storeBytes(of: message, toByteOffset: 0, as: cmsghdr.self)
+          // The interface index (after the address) stays 0: any.
+          control.storeBytes(
+            of: source.high.bigEndian, toByteOffset: headerLength, as: UInt64.self)
+          control.storeBytes(
+            of: source.low.bigEndian, toByteOffset: headerLength + 8, as: UInt64.self)
+        }
+        header.pointee.msg_control = control.baseAddress
+        header.pointee.msg_controllen = Int(message.cmsg_len)
+        return sendmsg(descriptor, header, 0)
+      }
+    } while sent < 0 && errno == EINTR
+    guard sent >= 0 else {
+      if errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS { return false }
+      throw SocketError(operation: "send to", endpoint: destination, code: errno)
+    }
+    return true
+  }
+
+  /// `struct in6_pktinfo` (RFC 3542 section 6.1): a 16-byte address and a 4-byte interface
+  /// index; glibc declares it only for _GNU_SOURCE, which Swift's Glibc module is not built with.
+  private static let in6PacketInfoBytes = 20
+
+  private static func isUnspecified(_ address: IPAddress) -> Bool {
+    address == IPAddress(ipv4: 0, 0, 0, 0) || address == IPAddress(high: 0, low: 0)
   }
 
   /// Sets the traffic class of everything sent from now on: `IP_TOS` on IPv4 and, on an IPv6

@@ -91,7 +91,7 @@ struct ProbeCommand: ParsableCommand {
 
     let sender: STAMPSender
     do {
-      sender = try STAMPSender(options: options, start: WallClock.monotonicNow())
+      sender = try STAMPSender(options: options)
     } catch {
       throw fail(error.description)
     }

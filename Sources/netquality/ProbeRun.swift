@@ -98,9 +98,9 @@ struct ProbeRun {
     guard let probe = peer.probe else { return "-- \(peer.state.rawValue)" }
     let window = probe.window
     func percent(_ ratio: Double) -> String { DecimalText.fixed(ratio * 100, places: 2) + " %" }
-    func milliseconds(_ value: Double?) -> String {
-      value.map { DecimalText.fixed($0, places: 2) + " ms" } ?? "-"
-    }
+    // Per probe and in the summary ping's 3-decimal milliseconds (microseconds exact); the
+    // window's figures as every other view prints them.
+    func milliseconds(_ value: Double?) -> String { DurationText.milliseconds(value, places: 2) }
     return "-- \(peer.state.rawValue): tx \(peer.tx.level.name) rx \(peer.rx.level.name)"
       + "  loss fwd \(percent(window.forwardLossRatio)) bwd \(percent(window.backwardLossRatio))"
       + "  rtt \(milliseconds(probe.roundTripMilliseconds))"

@@ -208,10 +208,10 @@ struct TopView {
       row.txLoss.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
     },
     Column(title: "JITTER", width: 8, right: true, keep: 9) { _, row in
-      row.jitter.map { String(format: "%.1f ms", $0) } ?? "-"
+      DurationText.milliseconds(row.jitter)
     },
     Column(title: "RTT", width: 8, right: true, keep: 7) { _, row in
-      row.rtt.map { String(format: "%.1f ms", $0) } ?? "-"
+      DurationText.milliseconds(row.rtt)
     },
     Column(title: "SOURCE", width: 9, right: false, keep: 8) { _, row in
       TerminalText.sanitized(row.source)

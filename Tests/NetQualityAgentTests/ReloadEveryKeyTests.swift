@@ -10,7 +10,9 @@ import XCTest
 /// everywhere (a live key) or kept at its started value everywhere and listed as waiting for a
 /// restart (a restart key) — the engine, the analyzer, the metrics settings, the dashboard and
 /// the web configuration agree with the configuration in effect, and the engine never takes a
-/// value the threads and sockets opened at start do not have (`probes` and `reflector` did).
+/// value the threads and sockets opened at start do not have (`reflector` did). Issue 26:
+/// `probes` is live, and the probe thread's targets and the engine's (names, the capture's
+/// probe filter) are the same after every reload, and again after a removed target retires.
 final class ReloadEveryKeyTests: XCTestCase {
   var directory: URL!
 
@@ -69,7 +71,8 @@ final class ReloadEveryKeyTests: XCTestCase {
       "dashboard.keep": "dashboard: {keep: 1}",
       "status_page.max_peers": "status_page: {max_peers: 5}",
       "status_page.chart_seconds": "status_page: {chart_seconds: 600}",
-      "probes": "probes: [{target: \"192.0.2.62:19862\", name: pb}]",
+      "probes": "probes: [{target: \"127.0.0.62:19862\", name: pb, timeout: 0.2}]",
+      "probe_rtt_buckets": "probe_rtt_buckets: [0.001, 0.002]",
       "reflector.enabled": "reflector: {enabled: true}",
       "reflector.listen": "reflector: {listen: \"127.0.0.1:8620\"}",
       "reflector.auth_key_file": "reflector: {auth_key_file: \(path)/key}",
@@ -88,11 +91,15 @@ final class ReloadEveryKeyTests: XCTestCase {
   }
 
   /// What the agent starts with: a probe target named `pa` (the case that broke) and the
-  /// history off.
+  /// history off. The targets are loopback ports where nothing answers: the probe thread runs
+  /// for real and its probes settle lost after 0.2 s.
   var base: String {
     "listen: \"127.0.0.1:19997\"\nstorage_path: \"\"\n"
-      + "probes: [{target: \"192.0.2.61:19861\", name: pa}]\n"
+      + "probes: [{target: \"127.0.0.61:19861\", name: pa, timeout: 0.2}]\n"
   }
+
+  let pa = Endpoint(address: IPAddress(ipv4: 127, 0, 0, 61), port: 19861)
+  let pb = Endpoint(address: IPAddress(ipv4: 127, 0, 0, 62), port: 19862)
 
   func testEveryDeclaredKeyIsAppliedOrKeptEverywhere() throws {
     let samples = samples()
@@ -103,9 +110,14 @@ final class ReloadEveryKeyTests: XCTestCase {
     let state = AgentState(
       engine: Engine(
         configuration: started.engineConfiguration(interfaceNetworks: interfaceNetworks)))
+    let probes = ProbeService(plan: .init(), state: state, logger: Logger(label: "test"))
     let live = try LiveConfiguration(
       configuration: started, path: file.path, overrides: ConfigurationOverrides(),
-      interfaceNetworks: interfaceNetworks, state: state, logger: Logger(label: "test"))
+      interfaceNetworks: interfaceNetworks, state: state, probes: probes,
+      logger: Logger(label: "test"))
+    let thread = Task { try await probes.run() }
+    defer { thread.cancel() }
+    assertProbesAgree(probes, state, interfaceNetworks, active: [pa], "start")
     for key in ConfigurationKeys.all {
       guard let sample = samples[key.name] else {
         XCTFail("\(key.name): declared without a sample in ReloadEveryKeyTests")
@@ -126,15 +138,33 @@ final class ReloadEveryKeyTests: XCTestCase {
         XCTAssertFalse(key.differs(current, started), "\(key.name): taken although restart-only")
         XCTAssertEqual(pending, [key.name], "\(key.name): not listed as pending alone")
       }
-      assertComponentsAgree(with: current, state: state, interfaceNetworks, key.name)
-      // The started probe target keeps its name and stays out of the passive view whatever
-      // the reload: the probe threads still send to it.
+      assertComponentsAgree(
+        with: current, probes.targets.withLock { $0.engineTargets }, state: state,
+        interfaceNetworks, key.name)
+      assertProbesAgree(
+        probes, state, interfaceNetworks, active: key.name == "probes" ? [pb] : [pa], key.name)
+      if key.name == "probes" {
+        // `pa` stopped sending and retires once its probes in flight have settled (0.2 s);
+        // until then the engine still names and filters it, and after it neither.
+        try waitUntil("pa retired") { probes.targets.snapshot.retiring.isEmpty }
+        assertProbesAgree(probes, state, interfaceNetworks, active: [pb], "probes, retired")
+        let engine = state.scorer.withLock { $0.configuration }
+        XCTAssertEqual(engine.peerName(pa.address), pa.address.description)
+        XCTAssertEqual(engine.peerName(pb.address), "pb")
+      }
+      // The probe target keeps its name and stays out of the passive view whatever the
+      // reload: the probe thread still sends to it.
       let engine = state.scorer.withLock { $0.configuration }
-      XCTAssertEqual(
-        engine.peerName(try XCTUnwrap(IPAddress("192.0.2.61"))), "pa", "\(key.name): probe name")
+      if key.name != "probes" {
+        XCTAssertEqual(engine.peerName(pa.address), "pa", "\(key.name): probe name")
+      }
       // Back to the start.
       try Data(base.utf8).write(to: file)
       XCTAssertTrue(live.reload())
+      if key.name == "probes" {
+        try waitUntil("pb retired") { probes.targets.snapshot.retiring.isEmpty }
+      }
+      assertProbesAgree(probes, state, interfaceNetworks, active: [pa], "\(key.name): undo")
       XCTAssertEqual(state.read(\.status.restartPending), [], "\(key.name): pending after undo")
       XCTAssertTrue(
         ConfigurationKeys.changed(from: started, to: live.current).isEmpty,
@@ -142,12 +172,56 @@ final class ReloadEveryKeyTests: XCTestCase {
     }
   }
 
-  /// The engine, the analyzer, the metrics settings and the dashboard run what is in effect.
-  func assertComponentsAgree(
-    with current: AgentConfiguration, state: AgentState, _ interfaceNetworks: [NetworkPrefix],
-    _ name: String
+  /// The probe thread's targets are the configured ones (`active`, plus any retiring), and
+  /// the engine and the analyzer know exactly the targets the thread runs: their names and
+  /// the capture's probe filter. Read under the targets' lock, as the thread changes them.
+  func assertProbesAgree(
+    _ probes: ProbeService, _ state: AgentState, _ interfaceNetworks: [NetworkPrefix],
+    active: [Endpoint], _ name: String, file: StaticString = #filePath, line: UInt = #line
   ) {
-    let expected = current.engineConfiguration(interfaceNetworks: interfaceNetworks)
+    probes.targets.withLock { set in
+      let running = set.engineTargets
+      XCTAssertEqual(
+        set.running.filter { $0.retiringUntil == nil }.map(\.settings.target), active,
+        "\(name): targets sent to", file: file, line: line)
+      // The configuration in effect, with the targets the thread runs.
+      var probed = state.read(\.status.configuration)
+      probed.probes = running
+      let expected = probed.engineConfiguration(interfaceNetworks: interfaceNetworks)
+      let engine = state.scorer.withLock { $0.configuration }
+      let analyzer = state.capture.withLock { $0.configuration }
+      XCTAssertEqual(
+        analyzer.probeTraffic.endpoints, expected.analyzer.probeTraffic.endpoints,
+        "\(name): the capture's probe filter", file: file, line: line)
+      for target in running {
+        XCTAssertEqual(
+          engine.peerName(target.target.address), target.name ?? target.target.address.description,
+          "\(name): the engine's name of \(target.target)", file: file, line: line)
+      }
+    }
+  }
+
+  func waitUntil(_ what: String, seconds: Double = 5, _ condition: () -> Bool) throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+      guard Date() < deadline else {
+        XCTFail("timed out after \(seconds) s waiting for \(what)")
+        return
+      }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+  }
+
+  /// The engine, the analyzer, the metrics settings and the dashboard run what is in effect.
+  /// `probed`: the targets the probe thread runs (a removed one until it retires), which the
+  /// engine names.
+  func assertComponentsAgree(
+    with current: AgentConfiguration, _ probed: [ProbeTargetSettings], state: AgentState,
+    _ interfaceNetworks: [NetworkPrefix], _ name: String
+  ) {
+    var running = current
+    running.probes = probed
+    let expected = running.engineConfiguration(interfaceNetworks: interfaceNetworks)
     let engine = state.scorer.withLock { $0.configuration }
     XCTAssertEqual(engine.tickIntervalSeconds, expected.tickIntervalSeconds, name)
     XCTAssertEqual(engine.localNetworks, expected.localNetworks, name)
@@ -160,7 +234,6 @@ final class ReloadEveryKeyTests: XCTestCase {
     let analyzer = state.capture.withLock { $0.configuration }
     XCTAssertEqual(analyzer.maxStreams, expected.analyzer.maxStreams, name)
     XCTAssertEqual(analyzer.localNetworks, expected.localNetworks, name)
-    XCTAssertEqual(analyzer.probeTraffic, expected.analyzer.probeTraffic, name)
     let metrics = state.read(\.metrics)
     XCTAssertEqual(metrics.perStream, current.perStreamMetrics, name)
     XCTAssertEqual(metrics.maxStreamSeries, current.maxStreamSeries, name)

@@ -49,7 +49,10 @@ final class WebSecurityTests: XCTestCase {
       http_server_config: {headers: {X-Content-Type-Options: nosniff}}
       """)
     try await test(security) { client in
-      for path in ["/metrics", "/", "/api/v1/peers", "/-/healthy", "/-/ready", "/nowhere"] {
+      for path in [
+        "/metrics", "/", "/api/v1/peers", "/-/healthy", "/-/ready", "/nowhere",
+        "/probe?target=127.0.0.1",
+      ] {
         try await client.execute(uri: path, method: .get) { response in
           XCTAssertEqual(response.status, .unauthorized, path)
           XCTAssertEqual(
@@ -80,9 +83,9 @@ final class WebSecurityTests: XCTestCase {
         XCTAssertEqual(response.headers[Self.contentTypeOptions], "nosniff")
       }
     }
-    // Six requests without credentials, two wrong; bcrypt ran once for each distinct triple
+    // Seven requests without credentials, two wrong; bcrypt ran once for each distinct triple
     // (wrong, unknown user, right): the right password's later requests hit the cache.
-    XCTAssertEqual(security.counters.missing.load(ordering: .relaxed), 6)
+    XCTAssertEqual(security.counters.missing.load(ordering: .relaxed), 7)
     XCTAssertEqual(security.counters.invalid.load(ordering: .relaxed), 2)
     XCTAssertEqual(security.counters.bcryptChecks.load(ordering: .relaxed), 3)
     XCTAssertEqual(security.cache.count, 3)

@@ -90,4 +90,32 @@ final class ProbeConfigurationTests: XCTestCase, ConfigurationFixtures {
           + "allow, rate_limit, burst, clock_synchronized",
       ])
   }
+
+  /// `probe_rtt_buckets` (smokeping_prober's `--buckets`): by default 50 µs doubling to
+  /// 1.6384 s; any ascending list of positive bounds in seconds otherwise.
+  func testProbeRoundTripBucketsDefaultAndConfigured() throws {
+    let defaults = try load("probes: []")
+    XCTAssertEqual(defaults.engine.probeRoundTripBoundsSeconds.count, 16)
+    XCTAssertEqual(defaults.engine.probeRoundTripBoundsSeconds.first, 0.000_05)
+    XCTAssertEqual(defaults.engine.probeRoundTripBoundsSeconds[1], 0.000_1)
+    XCTAssertEqual(defaults.engine.probeRoundTripBoundsSeconds.last, 1.6384)
+    let configured = try load("probe_rtt_buckets: [0.0001, 0.00025, 0.001, 0.01]")
+    XCTAssertEqual(configured.engine.probeRoundTripBoundsSeconds, [0.0001, 0.00025, 0.001, 0.01])
+    XCTAssertEqual(
+      configured.engineConfiguration(interfaceNetworks: []).probeRoundTripBoundsSeconds,
+      [0.0001, 0.00025, 0.001, 0.01])
+    XCTAssertEqual(
+      issues("probe_rtt_buckets: [0.001, 0.001]"),
+      ["1 probe_rtt_buckets: bucket bounds must be above 0 and increase strictly"])
+    XCTAssertEqual(
+      issues("probe_rtt_buckets: [0, 0.001]"),
+      ["1 probe_rtt_buckets: bucket bounds must be above 0 and increase strictly"])
+    XCTAssertEqual(
+      issues("probe_rtt_buckets: []"),
+      [
+        "1 probe_rtt_buckets: expected 1 to 64 bucket bounds in seconds, e.g. "
+          + "[0.00005, 0.0001, 0.0002]"
+      ])
+    XCTAssertEqual(issues("probe_rtt_buckets: [fast]").count, 1)
+  }
 }

@@ -63,9 +63,10 @@ final class MetricCatalogueTests: XCTestCase {
           interfaceDroppedPackets: 0)
       ]),
       EngineCollector(tickDurations: [("harvest", 0.001), ("score", 0.002), ("publish", 0.001)]),
-      ProbeSenderCollector(senders: [
-        .init(target: "10.9.0.2:862", refused: [("foreign", 0)], missed: [("loop_late", 0)])
-      ]),
+      ProbeSenderCollector(
+        senders: [
+          .init(target: "10.9.0.2:862", refused: [("foreign", 0)], missed: [("loop_late", 0)])
+        ], sendLateness: DelayHistogram(boundsSeconds: [0.001])),
       ReflectorCollector(
         receivedPackets: 5, receivedBytes: 220, reflectedPackets: 5, reflectedBytes: 220,
         refused: [("rate_limited", 0)], sessions: 1, userSpaceTimestamps: 0),

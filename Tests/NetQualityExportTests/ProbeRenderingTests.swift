@@ -34,8 +34,10 @@ final class ProbeRenderingTests: XCTestCase {
       XCTAssertTrue(
         text.contains("netquality_probe_late_answers_total{\(peer),cause=\"\(cause)\"} 0\n"))
     }
-    XCTAssertTrue(text.contains("netquality_probe_rtt_seconds_bucket{\(peer),le=\"0.02\"} 0\n"))
-    XCTAssertTrue(text.contains("netquality_probe_rtt_seconds_bucket{\(peer),le=\"0.05\"} 129\n"))
+    // 50 µs doubling (smokeping_prober's layout): the 30 ms answers between 25.6 and 51.2 ms.
+    XCTAssertTrue(text.contains("netquality_probe_rtt_seconds_bucket{\(peer),le=\"5e-05\"} 0\n"))
+    XCTAssertTrue(text.contains("netquality_probe_rtt_seconds_bucket{\(peer),le=\"0.0256\"} 0\n"))
+    XCTAssertTrue(text.contains("netquality_probe_rtt_seconds_bucket{\(peer),le=\"0.0512\"} 129\n"))
     XCTAssertTrue(text.contains("netquality_probe_rtt_seconds_count{\(peer)} 129\n"))
     XCTAssertTrue(text.contains("timestamps=\"kernel\""))
     // Unsynchronised clocks: no one-way delay series.
@@ -81,6 +83,38 @@ final class ProbeRenderingTests: XCTestCase {
           reflectorGaps: gaps))
     }
     return engine.tick(at: time(3000)).snapshot
+  }
+
+  /// The engine's `probeRoundTripBoundsSeconds` (`probe_rtt_buckets`) are the exposition's
+  /// buckets.
+  func testConfiguredRoundTripBucketsAreTheExposedOnes() throws {
+    var configuration = EngineConfiguration()
+    configuration.probeRoundTripBoundsSeconds = [0.01, 0.025, 0.1]
+    let target = Endpoint(address: IPAddress(ipv4: 10, 9, 0, 3), port: 862)
+    var engine = Engine(configuration: configuration)
+    let start = CaptureTime(nanosecondsSinceEpoch: 1_800_000_000_000_000_000)
+    for index in 0..<10 {
+      let sent = start.advanced(byNanoseconds: Int64(index) * 20_000_000)
+      engine.record(
+        probe: ProbeSample(
+          target: target, sequence: UInt32(index), sentAt: sent,
+          outcome: .replied(
+            ProbeReply(
+              reflectorReceivedAt: sent.advanced(byNanoseconds: 10_000_000),
+              reflectorSentAt: sent.advanced(byNanoseconds: 10_000_000),
+              receivedAt: sent.advanced(byNanoseconds: Int64(index < 5 ? 20 : 50) * 1_000_000),
+              reflectorSequence: UInt32(index), kernelTimestamp: true)),
+          reflectorGaps: 0))
+    }
+    let snapshot = engine.tick(at: start.advanced(bySeconds: 2)).snapshot
+    let text = TickMetrics(snapshot, alerts: [], settings: .init()).render()
+    let peer = #"peer="10.9.0.3""#
+    for (bound, count) in [("0.01", 0), ("0.025", 5), ("0.1", 10), ("+Inf", 10)] {
+      XCTAssertTrue(
+        text.contains("netquality_probe_rtt_seconds_bucket{\(peer),le=\"\(bound)\"} \(count)\n"),
+        bound)
+    }
+    XCTAssertFalse(text.contains("netquality_probe_rtt_seconds_bucket{\(peer),le=\"5e-05\"}"))
   }
 
   func testTheDashboardAndJSONSayWhatMeasuredThePeer() throws {

@@ -70,6 +70,24 @@ final class ReflectorLoopbackTests: XCTestCase {
     XCTAssertEqual(reflector.counters.userSpaceTimestamps, 0)
   }
 
+  /// A reflector on all addresses answers from the address that was probed (IP_PKTINFO), not
+  /// from the one routing prefers (127.0.0.1 for all of 127/8): a sender matches answers by
+  /// the address it probed, and took these for foreign ones. Both families' sockets.
+  func testReflectorOnAllAddressesAnswersFromTheAddressProbed() throws {
+    for listen in ["0.0.0.0:0", "[::]:0"] {
+      let reflector = try Reflector(
+        configuration: ReflectorConfiguration(), listen: try endpoint(listen))
+      let client = try UDPSocket(binding: try endpoint("0.0.0.0:0"))
+      for address in ["127.0.3.7", "127.0.0.1", "127.1.2.3"] {
+        let target = try endpoint("\(address):\(reflector.socket.localEndpoint.port)")
+        let (reply, datagram) = try roundTrip(
+          try senderPacket(1), client: client, reflector: reflector, to: target)
+        XCTAssertEqual(datagram.source, target, listen)
+        XCTAssertEqual(reply.count, 44, listen)
+      }
+    }
+  }
+
   func testRefusedRequestGetsNoReply() throws {
     let reflector = try Reflector(
       configuration: ReflectorConfiguration(), listen: try endpoint("127.0.0.1:0"))

@@ -86,10 +86,30 @@ final class HistoryOutputTests: HistoryTestCase {
     XCTAssertEqual(
       text,
       """
-      TIME                  FIRED_AT              RTT_MS
-      2023-11-14 22:14:19Z  1970-01-01 00:00:00Z  12.346
+      TIME                  FIRED_AT              RTT
+      2023-11-14 22:14:19Z  1970-01-01 00:00:00Z  12.3 ms
 
       """)
+  }
+
+  /// A same-host round trip and jitter read as what they are (issue 26: "0.0 ms"); CSV and
+  /// JSON keep the milliseconds as numbers.
+  func testTableDurationsBelowAMillisecondAreMicroseconds() {
+    let record: HistoryOutput.Record = [
+      ("rtt_ms", .number(0.0864)), ("rx_jitter_ms", .number(0.0031)),
+      ("tx_jitter_ms", .number(0.9996)),
+    ]
+    let columns = ["rtt_ms", "rx_jitter_ms", "tx_jitter_ms"]
+    XCTAssertEqual(
+      HistoryOutput.render([record], format: .table, columns: columns),
+      """
+      RTT    RX_JITTER  TX_JITTER
+      86 µs  3 µs       1.0 ms
+
+      """)
+    XCTAssertEqual(
+      HistoryOutput.render([record], format: .csv, columns: columns),
+      "rtt_ms,rx_jitter_ms,tx_jitter_ms\n0.0864,0.0031,0.9996\n")
   }
 
   /// Peer and rule names come from the configuration, summaries quote them: the tables show

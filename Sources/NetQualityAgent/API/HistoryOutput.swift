@@ -18,6 +18,12 @@ public enum HistoryOutput {
     "time", "fired_at", "resolved_at", "from", "to", "worst_minute",
   ]
 
+  /// Fields holding milliseconds (round trips, jitter): the table prints them as the status
+  /// page does, microseconds below 1 ms (`DurationText`); CSV and JSON keep the numbers.
+  static let durationFields: Set<String> = [
+    "tx_jitter_ms", "rx_jitter_ms", "rtt_ms", "rtt_avg_ms", "rtt_max_ms",
+  ]
+
   public static func render(_ records: [Record], format: HistoryFormat, columns: [String]) -> String
   {
     switch format {
@@ -31,10 +37,22 @@ public enum HistoryOutput {
       }
       return lines.joined(separator: "\n") + "\n"
     case .table:
-      var rows = [columns.map { $0.uppercased() }]
+      // Durations carry their unit in each field ("86 µs", "12.3 ms"), not in the heading.
+      var rows = [
+        columns.map { column in
+          (durationFields.contains(column) ? String(column.dropLast(3)) : column).uppercased()
+        }
+      ]
       for record in records {
         let values = Dictionary(record, uniquingKeysWith: { first, _ in first })
-        rows.append(columns.map { tableField(values[$0] ?? .null, time: timeFields.contains($0)) })
+        rows.append(
+          columns.map { column in
+            let value = values[column] ?? .null
+            if durationFields.contains(column), case .number(let milliseconds) = value {
+              return DurationText.milliseconds(milliseconds, places: 1)
+            }
+            return tableField(value, time: timeFields.contains(column))
+          })
       }
       var widths = [Int](repeating: 0, count: columns.count)
       for row in rows {

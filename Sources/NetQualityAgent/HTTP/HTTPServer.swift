@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -14,8 +15,11 @@ enum HTTPServer {
   /// Every path served, each for GET and HEAD.
   static let paths: Set<String> = [
     "/metrics", "/-/healthy", "/-/ready", "/", "/api/v1/peers", "/api/v1/streams",
-    "/api/v1/alerts", "/api/v1/status", "/api/v1/history",
+    "/api/v1/alerts", "/api/v1/status", "/api/v1/history", "/probe",
   ]
+
+  /// How long Prometheus waits for this scrape (sent with every scrape).
+  static let scrapeTimeoutHeader = HTTPField.Name("X-Prometheus-Scrape-Timeout-Seconds")
 
   /// `onServerRunning` runs once the listener is bound, so "listening on" is only ever said
   /// of a socket that is listening.
@@ -99,6 +103,14 @@ enum HTTPServer {
     router.get("/api/v1/history") { request, context -> Response in
       await untilClientGoes(context.channel, registry: registry) {
         await history(state, query: request.uri.queryParameters)
+      }
+    }
+    // A one-off STAMP measurement, blackbox_exporter's way (`ProbeEndpoint`).
+    router.get("/probe") { request, context -> Response in
+      let timeout = scrapeTimeoutHeader.flatMap { request.headers[$0] }
+      let query = request.uri.queryParameters
+      return await untilClientGoes(context.channel, registry: registry) {
+        await ProbeEndpoint.answer(query, scrapeTimeoutHeader: timeout, queue: state.oneShotProbes)
       }
     }
     return router

@@ -26,7 +26,7 @@ enum MetricsRegistry {
         CaptureInterfacesCollector(
           interfaces: published.interfaces.values.sorted { $0.name < $1.name }),
         EngineCollector(published),
-        ProbeSenderCollector(published.probeSenders),
+        ProbeSenderCollector(published.probeSenders, lateness: published.probeSendLateness),
       ]
       if let reflector = published.reflector { fromTick.append(ReflectorCollector(reflector)) }
       fromStatus = [
@@ -78,7 +78,7 @@ extension EngineCollector {
 
 extension ProbeSenderCollector {
   /// The senders' counters by target.
-  init(_ senders: [String: STAMPSender.Counters]) {
+  init(_ senders: [String: STAMPSender.Counters], lateness: DelayHistogram?) {
     self.init(
       senders: senders.sorted { $0.key < $1.key }.map { target, counters in
         Sender(
@@ -88,10 +88,10 @@ extension ProbeSenderCollector {
             ("bad_hmac", counters.badHMAC),
           ],
           missed: [
-            ("loop_late", counters.missedSends), ("send_buffer_full", counters.sendBufferFull),
-            ("send_error", counters.sendErrors),
+            ("loop_late", counters.missedSends), ("window_full", counters.windowFull),
+            ("send_buffer_full", counters.sendBufferFull), ("send_error", counters.sendErrors),
           ])
-      })
+      }, sendLateness: senders.isEmpty ? nil : lateness)
   }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ServiceLifecycle
 import Synchronization
 
@@ -36,6 +37,18 @@ final class ServiceThreads: Sendable {
     for action in actions { action() }
   }
 
+  /// Names the calling thread for the system too (top -H, ps -L, /proc/PID/task/*/comm):
+  /// Foundation keeps `Thread.name` to itself on Linux, and pthread_setname_np is a GNU
+  /// extension Swift's Glibc does not export; /proc/thread-self/comm is the same setting
+  /// (proc(5)), at most 15 bytes.
+  static func nameForTheSystem(_ name: String) {
+    let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    let bytes = Array(name.utf8.prefix(15))
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    close(descriptor)
+  }
+
   /// Starts each body on a thread named for it, stops them at the service group's graceful
   /// shutdown or the task's cancellation, and returns once that has happened and every body
   /// has returned (a body that ends early, or none at all, does not end the service: a service
@@ -52,6 +65,7 @@ final class ServiceThreads: Sendable {
           group.addTask {
             await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
               let thread = Thread {
+                Self.nameForTheSystem(name)
                 body()
                 finished.resume()
               }

@@ -1,9 +1,14 @@
-/// STAMP probe targets and the reflector: read once at start (their sockets are opened then,
-/// and the engine names and filters the targets the probe threads send to: both must keep the
-/// started list until a restart).
+/// STAMP probe targets, applied by a reload (the probe thread and the engine change together:
+/// `ProbeService.apply`), the probe round trip's buckets and the reflector, read once at start
+/// (its socket is opened then).
 enum ProbeKeys {
   static let all: [ConfigurationKey] = [
-    .value("probes", \.probes, .restart) { walker, node, _ in walker.probes(node) },
+    .value("probes", \.probes, .live) { walker, node, _ in walker.probes(node) },
+    // A histogram's buckets are fixed for the life of its series: a new layout would mix two
+    // sets of `le` in one series' history.
+    .value("probe_rtt_buckets", \.engine.probeRoundTripBoundsSeconds, .restart) {
+      walker, node, name in walker.bucketBounds(node, name)
+    },
     .bool("reflector.enabled", \.reflector.enabled, .restart),
     .value("reflector.listen", \.reflector.listen, .restart) { walker, node, name in
       walker.endpoint(node, name, allowAny: true)

@@ -11,6 +11,9 @@ public struct EngineConfiguration: Sendable {
   /// A stream silent this long after its timeout is forgotten (and a peer with no stream left).
   public var forgetAfterTimeoutSeconds = 300.0
   public var analyzer = StreamAnalyzer.Configuration()
+  /// Upper bounds of the probe round-trip histogram, seconds, ascending
+  /// (`netquality_probe_rtt_seconds`; `DelayHistogram.roundTripBoundsSeconds` says why these).
+  public var probeRoundTripBoundsSeconds = DelayHistogram.roundTripBoundsSeconds
   /// Named groups of remote addresses: a peer in a group is reported under the group's name.
   public var peerGroups: [(name: String, networks: [NetworkPrefix])] = []
 

@@ -6,11 +6,36 @@ extension Scorer {
     let outage = configuration.timers.interruptedAfterSeconds
     guard let index = probeSessionIndex[sample.target] else {
       probeSessionIndex[sample.target] = probeSessions.count
-      probeSessions.append(ProbeTracker(target: sample.target, firstSentAt: sample.sentAt))
+      probeSessions.append(
+        ProbeTracker(
+          target: sample.target, firstSentAt: sample.sentAt,
+          roundTripBoundsSeconds: configuration.probeRoundTripBoundsSeconds))
       probeSessions[probeSessions.count - 1].record(sample, outageAfterSeconds: outage)
       return
     }
     probeSessions[index].record(sample, outageAfterSeconds: outage)
+  }
+
+  /// The probe targets in session now, in no particular order.
+  public var probeTargets: [Endpoint] { probeSessions.map(\.target) }
+
+  /// Forgets the probe sessions of `targets` at once: a reload removed them and the probe
+  /// thread has settled their last probes. A peer left with no stream and no probe session is
+  /// forgotten at the next tick, its alerts resolved (a target taken out of the configuration
+  /// is not an outage to page about).
+  public mutating func forgetProbeSessions(_ targets: Set<Endpoint>) {
+    guard probeSessions.contains(where: { targets.contains($0.target) }) else { return }
+    probeSessions.removeAll { targets.contains($0.target) }
+    probeSessionIndex = [:]
+    for (index, session) in probeSessions.enumerated() {
+      probeSessionIndex[session.target] = index
+    }
+  }
+
+  /// The sender to `target` started a new STAMP session (`ProbeTracker.startNewSession`).
+  public mutating func restartProbeSession(_ target: Endpoint) {
+    guard let index = probeSessionIndex[target] else { return }
+    probeSessions[index].startNewSession()
   }
 
   /// The probe sessions' windows pooled per peer; starts their next windows and forgets the

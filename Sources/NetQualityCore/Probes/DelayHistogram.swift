@@ -38,11 +38,29 @@ public struct DelayHistogram: Sendable, Equatable {
     sumSeconds += other.sumSeconds
   }
 
-  /// Round trips: from a LAN's 0.5 ms to 2 s; 150 ms and 400 ms one way (300 ms and 800 ms of
-  /// round trip) are ITU-T G.114's bounds for good and acceptable conversation.
-  public static let roundTripBoundsSeconds = [
-    0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1, 2,
-  ]
+  /// Round trips: 50 µs doubling to 1.6384 s (16 bounds), smokeping_prober's default layout
+  /// (its `--buckets`, `prometheus.ExponentialBuckets(0.00005, 2, 20)`) without its last four
+  /// (3.3 s to 26 s: past any probe's deadline but the longest). Doubling bounds keep the same
+  /// relative resolution at every scale: a quantile read inside a bucket is off by less than
+  /// the bucket's lower bound, so a same-host path (tens of µs) and an intercontinental one
+  /// (hundreds of ms) are both resolved, and the two tools' series line up bucket for bucket.
+  /// The former bounds began at 500 µs, so every quantile of a same-host path was an artefact
+  /// of the first bucket (issue 26). Configurable: `probe_rtt_buckets`.
+  public static let roundTripBoundsSeconds = exponentialBounds(
+    start: 0.000_05, factor: 2, count: 16)
+
+  /// `count` bounds from `start`, each `factor` times the one before (as client_golang's
+  /// `ExponentialBuckets`), rounded to the nanosecond so that they print as written.
+  public static func exponentialBounds(start: Double, factor: Double, count: Int) -> [Double] {
+    var bounds: [Double] = []
+    var bound = start
+    for _ in 0..<max(0, count) {
+      bounds.append((bound * 1e9).rounded() / 1e9)
+      bound *= factor
+    }
+    return bounds
+  }
+
   /// One-way delays (with synchronised clocks): G.114's 150 ms and 400 ms among them.
   public static let oneWayDelayBoundsSeconds = [
     0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 1,

@@ -1,6 +1,6 @@
 /// A probe session's delays since it began, as histograms (Prometheus `netquality_probe_*`).
 public struct ProbeHistograms: Sendable, Equatable {
-  public var roundTrip = DelayHistogram(boundsSeconds: DelayHistogram.roundTripBoundsSeconds)
+  public var roundTrip: DelayHistogram
   public var forwardDelay = DelayHistogram(boundsSeconds: DelayHistogram.oneWayDelayBoundsSeconds)
   public var backwardDelay = DelayHistogram(
     boundsSeconds: DelayHistogram.oneWayDelayBoundsSeconds)
@@ -9,7 +9,10 @@ public struct ProbeHistograms: Sendable, Equatable {
   public var backwardDelayVariation = DelayHistogram(
     boundsSeconds: DelayHistogram.delayVariationBoundsSeconds)
 
-  public init() {}
+  /// `roundTripBoundsSeconds`: the round trip's buckets (`EngineConfiguration`).
+  public init(roundTripBoundsSeconds: [Double] = DelayHistogram.roundTripBoundsSeconds) {
+    roundTrip = DelayHistogram(boundsSeconds: roundTripBoundsSeconds)
+  }
 
   public mutating func merge(_ other: ProbeHistograms) {
     roundTrip.merge(other.roundTrip)

@@ -25,10 +25,16 @@ public struct ProbeSnapshot: Sendable, Equatable {
   public var roundTripMilliseconds: Double? { window.roundTrip.meanSeconds.map { $0 * 1000 } }
 
   mutating func add(_ tracker: ProbeTracker) {
+    // The first session's histograms as they are: their buckets are the configuration's, which
+    // a default-made `histograms` would not share (a merge of other bounds adds nothing).
+    if targets.isEmpty {
+      histograms = tracker.histograms
+    } else {
+      histograms.merge(tracker.histograms)
+    }
     targets.append(tracker.target)
     window.merge(tracker.window)
     total.merge(tracker.total)
-    histograms.merge(tracker.histograms)
     if tracker.window.received > 0 {
       forwardJitterMilliseconds = max(
         forwardJitterMilliseconds ?? 0, tracker.forwardJitter.windowMaxJitterSeconds * 1000)

@@ -32,7 +32,7 @@ public struct ProbeTracker: Sendable {
   public private(set) var pendingLost: Int64 = 0
   public private(set) var window = ProbeCounts()
   public private(set) var total = ProbeCounts()
-  public private(set) var histograms = ProbeHistograms()
+  public private(set) var histograms: ProbeHistograms
   /// RFC 3550 A.8 jitter of each direction, on probe send and receive times.
   public private(set) var forwardJitter = JitterEstimator()
   public private(set) var backwardJitter = JitterEstimator()
@@ -57,8 +57,13 @@ public struct ProbeTracker: Sendable {
     var backwardTransitNanoseconds: Int64
   }
 
-  public init(target: Endpoint, firstSentAt: CaptureTime) {
+  /// `roundTripBoundsSeconds`: the round-trip histogram's buckets (`probe_rtt_buckets`).
+  public init(
+    target: Endpoint, firstSentAt: CaptureTime,
+    roundTripBoundsSeconds: [Double] = DelayHistogram.roundTripBoundsSeconds
+  ) {
     self.target = target
+    histograms = ProbeHistograms(roundTripBoundsSeconds: roundTripBoundsSeconds)
     self.firstSentAt = firstSentAt
     lastSentAt = firstSentAt
   }
@@ -83,6 +88,22 @@ public struct ProbeTracker: Sendable {
     case .replied(let reply):
       answer(sample, reply, outageAfterSeconds: outageAfterSeconds)
     }
+  }
+
+  /// The sender began a new STAMP session to the same reflector (a reload changed the target's
+  /// rate, size, DSCP, timeout or key: a new socket, so the reflector numbers it from 0 again,
+  /// RFC 8762 section 4.3.2, and our own numbers start at 0 too). What is tied to the old
+  /// session's numbers is let go: the reflector gaps already attributed, the latest answered
+  /// sequence, the transit baselines; counts, histograms and the liveness times go on, so the
+  /// peer's state and series do not notice.
+  public mutating func startNewSession() {
+    previous = nil
+    lastAnsweredSequence = nil
+    gapsAttributed = 0
+    pendingStalled = 0
+    pendingDelayedBackward = 0
+    forwardJitter.resynchronise()
+    backwardJitter.resynchronise()
   }
 
   /// Starts a new scoring window.

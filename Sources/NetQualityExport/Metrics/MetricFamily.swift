@@ -6,7 +6,7 @@
 public struct MetricFamily: Sendable, Hashable {
   /// The exposition format's TYPE (https://prometheus.io/docs/instrumenting/exposition_formats/).
   public enum Kind: String, Sendable, CaseIterable {
-    case gauge, counter, histogram
+    case gauge, counter, histogram, summary
   }
 
   public let name: String
@@ -29,9 +29,10 @@ public struct MetricFamily: Sendable, Hashable {
     self.labels = labels
     header = "# HELP \(name) \(MetricsWriter.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
     let histogram = kind == .histogram
+    let sums = histogram || kind == .summary
     bucketName = histogram ? name + "_bucket" : ""
-    sumName = histogram ? name + "_sum" : ""
-    countName = histogram ? name + "_count" : ""
+    sumName = sums ? name + "_sum" : ""
+    countName = sums ? name + "_count" : ""
   }
 
   static func gauge(_ name: String, labels: [String] = [], _ help: String) -> Self {
@@ -46,10 +47,18 @@ public struct MetricFamily: Sendable, Hashable {
     Self(name, .histogram, labels: labels, help: help)
   }
 
-  /// The names a query can use for the family's series: its name, or a histogram's
-  /// `_bucket`, `_sum` and `_count`.
+  static func summary(_ name: String, labels: [String] = [], _ help: String) -> Self {
+    Self(name, .summary, labels: labels, help: help)
+  }
+
+  /// The names a query can use for the family's series: its name, a histogram's `_bucket`,
+  /// `_sum` and `_count`, or a summary's name (its quantiles), `_sum` and `_count`.
   public var seriesNames: [String] {
-    kind == .histogram ? [bucketName, sumName, countName] : [name]
+    switch kind {
+    case .histogram: [bucketName, sumName, countName]
+    case .summary: [name, sumName, countName]
+    case .gauge, .counter: [name]
+    }
   }
 
   public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }

@@ -30,6 +30,18 @@ public struct MetricsWriter {
     text += " \(Self.number(value))\n"
   }
 
+  /// A summary's samples: one per `quantile`, then `_sum` and `_count`.
+  mutating func summary(
+    _ family: MetricFamily, _ labels: [(String, String)],
+    quantiles: [(quantile: Double, value: Double)], sum: Double, count: Int
+  ) {
+    for (quantile, value) in quantiles {
+      sample(named: family.name, labels + [("quantile", Self.number(quantile))], value)
+    }
+    sample(named: family.sumName, labels, sum)
+    sample(named: family.countName, labels, Double(count))
+  }
+
   /// A histogram's samples: cumulative `_bucket`s by `le` (the last +Inf), `_sum`, `_count`.
   mutating func histogram(
     _ family: MetricFamily, _ labels: [(String, String)], _ histogram: DelayHistogram

@@ -1,7 +1,18 @@
-/// What the probe senders refused or could not send, per target (the probes' measurements are
-/// the tick's: `ProbeCollector`). Nothing without a probe sender.
+import NetQualityCore
+
+/// What the probe senders refused or could not send, per target, and how late their probes
+/// left (the probes' measurements are the tick's: `ProbeCollector`). Nothing without a probe
+/// sender.
 public struct ProbeSenderCollector: MetricsCollector, Equatable {
-  public static let families: [MetricFamily] = [.probeAnswersRefusedTotal, .probeSendsMissedTotal]
+  public static let families: [MetricFamily] = [
+    .probeAnswersRefusedTotal, .probeSendsMissedTotal, .probeSendLatenessSeconds,
+  ]
+
+  /// Send lateness: the probe thread wakes on the millisecond (poll(2)), so most probes leave
+  /// within 1 ms of their time; past an interval (50 ms at 20/s) a probe is missed instead.
+  public static let sendLatenessBoundsSeconds = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1,
+  ]
 
   /// One probe sender's figures.
   public struct Sender: Sendable, Equatable {
@@ -27,9 +38,12 @@ public struct ProbeSenderCollector: MetricsCollector, Equatable {
   }
 
   public var senders: [Sender]
+  /// How late the probes left after their scheduled time, all targets together.
+  public var sendLateness: DelayHistogram?
 
-  public init(senders: [Sender]) {
+  public init(senders: [Sender], sendLateness: DelayHistogram? = nil) {
     self.senders = senders
+    self.sendLateness = sendLateness
   }
 
   public func collect(into out: inout MetricsWriter) {
@@ -50,6 +64,10 @@ public struct ProbeSenderCollector: MetricsCollector, Equatable {
           Double(count))
       }
     }
+    if let sendLateness {
+      out.family(.probeSendLatenessSeconds)
+      out.histogram(.probeSendLatenessSeconds, [], sendLateness)
+    }
   }
 }
 
@@ -62,7 +80,11 @@ extension MetricFamily {
       + "bad_hmac.")
   public static let probeSendsMissedTotal = counter(
     "netquality_probe_sends_missed_total", labels: ["target", "reason"],
-    "Probes that did not leave, by reason: loop_late (the agent woke too late; not counted "
-      + "as sent), send_buffer_full (not counted as sent), send_error (no route, a local "
-      + "reject: counted as sent and lost).")
+    "Probes that did not leave, by reason: loop_late (the agent woke more than an interval "
+      + "late; not counted as sent), window_full (too many probes in flight; not counted as "
+      + "sent), send_buffer_full (not counted as sent), send_error (no route, a local reject: "
+      + "counted as sent and lost).")
+  public static let probeSendLatenessSeconds = histogram(
+    "netquality_probe_send_lateness_seconds", labels: [],
+    "How long after its scheduled time each probe left, all targets together.")
 }
