@@ -26,7 +26,7 @@ test:
 	@scripts/test.sh
 
 lint:
-	swift format lint --strict -r Sources Tests Fuzz/Sources Package.swift
+	swift format lint --strict -r Sources Tests Fuzz/Sources Plugins Package.swift
 
 fuzz:
 	scripts/fuzz.sh $${FUZZ_SECONDS:-300}
@@ -53,6 +53,13 @@ CONFIGURATION ?= release
 INSTALL_BUILD := .build-install
 CONFIG_FILE := $(SYSCONFDIR)/netquality/netquality.yaml
 RULES := $(filter-out %-test.yml,$(wildcard config/rules/*.yml))
+# The runbook's address in the installed rules' runbook_url and the configuration's
+# alerts.runbook_url: where this install puts docs/runbook.md, unless you publish it where your
+# on-call reads it (RUNBOOK_URL=https://wiki.example.net/netquality/runbook).
+RUNBOOK_URL ?= file://$(DATADIR)/docs/runbook.md
+SHIPPED_RUNBOOK_URL := file:///usr/local/share/netquality/docs/runbook.md
+with_runbook = sed -e 's|$(SHIPPED_RUNBOOK_URL)|$(RUNBOOK_URL)|g' '$(1)' >'$(2)' && chmod 0644 '$(2)'
+
 DASHBOARDS := $(wildcard dashboards/*.json dashboards/README.md)
 DOCS := $(wildcard docs/*.md)
 
@@ -60,7 +67,8 @@ DOCS := $(wildcard docs/*.md)
 # libsqlite3, zlib and libstdc++ from the system, not the toolchain), then installs the binary,
 # the unit (its paths set to BINDIR and SYSCONFDIR), the
 # example configuration (never over an existing one: the new one goes beside it as .new), and
-# the Prometheus rules, Grafana dashboards and docs under DATADIR.
+# the Prometheus rules, Grafana dashboards and docs under DATADIR (the rules' and the
+# configuration's runbook address set to RUNBOOK_URL).
 install:
 	@scripts/bootstrap.sh
 	swift build -c $(CONFIGURATION) --product netquality --static-swift-stdlib \
@@ -69,10 +77,10 @@ install:
 		$(DESTDIR)$(DATADIR)/docs
 	install -m 0755 $(INSTALL_BUILD)/$(CONFIGURATION)/netquality $(DESTDIR)$(BINDIR)/netquality
 	@if [ -e $(DESTDIR)$(CONFIG_FILE) ]; then \
-		install -m 0644 config/netquality.yaml $(DESTDIR)$(CONFIG_FILE).new; \
+		$(call with_runbook,config/netquality.yaml,$(DESTDIR)$(CONFIG_FILE).new); \
 		echo "kept $(DESTDIR)$(CONFIG_FILE); the shipped example is $(DESTDIR)$(CONFIG_FILE).new"; \
 	else \
-		install -m 0644 config/netquality.yaml $(DESTDIR)$(CONFIG_FILE); \
+		$(call with_runbook,config/netquality.yaml,$(DESTDIR)$(CONFIG_FILE)); \
 	fi
 	sed -e 's|/usr/local/bin/netquality|$(BINDIR)/netquality|' \
 		-e 's|/etc/netquality/|$(SYSCONFDIR)/netquality/|' \
@@ -80,7 +88,8 @@ install:
 		config/netquality.service >$(DESTDIR)$(UNITDIR)/netquality.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/netquality.service
 	install -m 0644 $(DOCS) $(DESTDIR)$(DATADIR)/docs/
-	$(if $(RULES),install -d $(DESTDIR)$(DATADIR)/rules && install -m 0644 $(RULES) $(DESTDIR)$(DATADIR)/rules/)
+	$(if $(RULES),install -d $(DESTDIR)$(DATADIR)/rules)
+	$(foreach rule,$(RULES),$(call with_runbook,$(rule),$(DESTDIR)$(DATADIR)/rules/$(notdir $(rule))) &&) true
 	$(if $(wildcard config/prometheus.yml),install -m 0644 config/prometheus.yml $(DESTDIR)$(DATADIR)/)
 	$(if $(DASHBOARDS),install -d $(DESTDIR)$(DATADIR)/dashboards && install -m 0644 $(DASHBOARDS) $(DESTDIR)$(DATADIR)/dashboards/)
 	@echo "installed; as root: systemctl daemon-reload && systemctl enable --now netquality"

@@ -72,8 +72,11 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
-      ]
+      ],
+      plugins: ["BuildRevision"]
     ),
+    // Writes the git commit being built into NetQualityAgent (`BuildInfo.revision`).
+    .plugin(name: "BuildRevision", capability: .buildTool()),
     // STAMP (RFC 8762) probes: packet codec, HMAC authentication, the reflector, UDP sockets.
     .target(
       name: "NetQualityProbe",
@@ -164,7 +167,9 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
-      ]
+      ],
+      // Read by MetricsGoldenTests from the source tree.
+      exclude: ["Golden"]
     ),
     // Runs the built `netquality` binary as a user would.
     .testTarget(

@@ -83,6 +83,11 @@ verify() {  # stderr of systemd-analyze verify into $work/verify.err; true on ex
   systemd-analyze verify --man=no "$1" 2>"$work/verify.err" >/dev/null &&
     ! grep -q -e "$1" -e "netquality" "$work/verify.err"
 }
+runbook="file://$prefixed/opt/nq/share/netquality/docs/runbook.md"
+check "the installed rules' runbook_url follows PREFIX" grep -q \
+  "runbook_url: '$runbook#peer_disconnected'" "$prefixed/opt/nq/share/netquality/rules/netquality-agent-alerts.yml"
+check "and the installed configuration's alerts.runbook_url" grep -q \
+  "runbook_url: \"$runbook\"" "$prefixed/etc/netquality/netquality.yaml"
 check "systemd-analyze verify --man=no says nothing about the unit" verify "$unit"
 [ -s "$work/verify.err" ] && sed 's/^/     other units: /' "$work/verify.err"
 mkdir -p "$work/broken"

@@ -76,6 +76,7 @@ public struct Agent {
     let reflector = configuration.reflector
     return [
       "version": "\(BuildInfo.version)",
+      "revision": "\(BuildInfo.revision)",
       "config_file": .string(file ?? "none (built-in defaults)"),
       "listen": "\(configuration.listenHost):\(configuration.listenPort)",
       "interfaces": list(interfaces),

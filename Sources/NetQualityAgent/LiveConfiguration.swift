@@ -145,7 +145,8 @@ public final class LiveConfiguration: Sendable {
     let engine = configuration.engineConfiguration(interfaceNetworks: interfaceNetworks)
     state.reconfigure(engine)
     state.alertmanager?.reconfigure(
-      rules: engine.alertRules, tickIntervalSeconds: engine.tickIntervalSeconds)
+      rules: engine.alertRules, tickIntervalSeconds: engine.tickIntervalSeconds,
+      runbookURL: configuration.alertRunbookURL)
     state.dashboard.withLock { $0 = dashboard }
     running.withLock { $0 = configuration }
     state.update { published in

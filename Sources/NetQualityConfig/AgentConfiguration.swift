@@ -43,6 +43,9 @@ public struct AgentConfiguration: Sendable {
   /// The SQLite history (see `storage`); empty: none.
   public var storagePath = AgentConfiguration.defaultStoragePath
   public var storage = StorageSettings()
+  /// The runbook (`alerts.runbook_url`): each alert's `runbook_url`, pushed or forwarded by
+  /// Prometheus, is its section there.
+  public var alertRunbookURL = AgentConfiguration.defaultRunbookURL
   /// Where alerts are pushed (none unless `alertmanager.url(s)` is set).
   public var alertmanager = AlertmanagerSettings()
   /// The line of each key (dotted path) in the file it was loaded from, for checks made after
@@ -57,6 +60,42 @@ public struct AgentConfiguration: Sendable {
   /// The history file the agent writes, nil when storage is off.
   public var historyPath: String? {
     storage.enabled && !storagePath.isEmpty ? storagePath : nil
+  }
+
+  /// The runbook as `make install` puts it under its default prefix (docs/runbook.md); the
+  /// same as `AgentAlertRules.defaultRunbookURL`, which the shipped rules use.
+  public static let defaultRunbookURL = "file:///usr/local/share/netquality/docs/runbook.md"
+
+  /// Whether `text` is an absolute URL: a scheme (RFC 3986 section 3.1), `://` or `:/`, and no
+  /// space or control character.
+  public static func isAbsoluteURL(_ text: String) -> Bool {
+    guard let colon = text.firstIndex(of: ":"), colon > text.startIndex else { return false }
+    let scheme = text[..<colon]
+    guard let first = scheme.unicodeScalars.first,
+      ("a"..."z").contains(first) || ("A"..."Z").contains(first),
+      scheme.unicodeScalars.allSatisfy({
+        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+          || $0 == "+" || $0 == "-" || $0 == "."
+      })
+    else { return false }
+    let rest = text[text.index(after: colon)...]
+    return rest.hasPrefix("/") && rest.count > 1
+      && !text.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F }
+  }
+
+  /// The `alerts:` section as one key: the rules (the engine's) and the runbook.
+  public struct Alerts: Equatable, Sendable {
+    public var rules: [AlertRule]
+    public var runbookURL = AgentConfiguration.defaultRunbookURL
+  }
+
+  /// The `alerts:` section's values, where they live (`engine.alertRules`, `alertRunbookURL`).
+  public var alerts: Alerts {
+    get { Alerts(rules: engine.alertRules, runbookURL: alertRunbookURL) }
+    set {
+      engine.alertRules = newValue.rules
+      alertRunbookURL = newValue.runbookURL
+    }
   }
 
   /// Accepted tick intervals, seconds: a tenth of a second to an hour.

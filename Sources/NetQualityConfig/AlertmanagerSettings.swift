@@ -16,8 +16,9 @@ public struct AlertmanagerSettings: Sendable, Equatable {
   /// `--alertmanager.notification-queue-capacity` default.
   public var queueCapacity = 10_000
   /// Labels added to every alert (like Prometheus' `external_labels`); `instance` and `job`
-  /// replace the defaults (this host's name and the listen port, `netquality`). An alert's own
-  /// labels (`alertname`, `severity`, `peer`, `direction`) win over these.
+  /// replace the defaults (the listen address, or this host's name and the listen port on a
+  /// wildcard address; `netquality`). An alert's own labels (`alertname`, `severity`, `peer`,
+  /// `direction`) win over these.
   public var labels: [String: String] = [:]
 
   public init() {}

@@ -43,15 +43,19 @@ public enum AlertmanagerPayload {
     public var rules: [AlertRule]
     /// The tick interval, to say how long `for_ticks` is.
     public var tickIntervalSeconds: Double
+    /// The runbook (`alerts.runbook_url`): each alert's `runbook_url` is its section there,
+    /// as in the rules that forward the same alerts through Prometheus.
+    public var runbookURL: String
 
     public init(
       labels: [String: String], generatorURL: String, rules: [AlertRule],
-      tickIntervalSeconds: Double
+      tickIntervalSeconds: Double, runbookURL: String = AgentAlertRules.defaultRunbookURL
     ) {
       self.labels = labels
       self.generatorURL = generatorURL
       self.rules = rules
       self.tickIntervalSeconds = tickIntervalSeconds
+      self.runbookURL = runbookURL
     }
   }
 
@@ -67,6 +71,7 @@ public enum AlertmanagerPayload {
     let annotations = [
       "summary": alert.summary,
       "description": description(alert, context: context),
+      "runbook_url": AgentAlertRules.runbookURL(for: alert.rule, base: context.runbookURL),
     ]
     return AlertNotification(
       key: alert.id, labels: labels, annotations: annotations, startsAt: alert.start,
@@ -81,29 +86,11 @@ public enum AlertmanagerPayload {
     guard let rule = context.rules.first(where: { $0.name == alert.rule }) else {
       return "\(alert.summary) (\(since)); raised by the agent itself, not by a peer rule."
     }
-    let ticks = rule.forTicks == 1 ? "1 tick" : "\(rule.forTicks) ticks"
-    let seconds = MetricsWriter.number(
-      (Double(rule.forTicks) * context.tickIntervalSeconds * 10).rounded() / 10)
     var subject = alert.labels["peer"].map { "peer \($0)" } ?? "the agent"
     if let direction = alert.labels["direction"] { subject += " (\(direction))" }
-    return "Rule \(rule.name): \(rule.metric.rawValue) \(rule.comparison.rawValue) "
-      + "\(MetricsWriter.number(rule.threshold))\(meaning(of: rule)) for \(ticks) (\(seconds) s), "
-      + "\(rule.severity.rawValue), holds for \(subject) \(since)."
-  }
-
-  /// What a threshold on a state or a level stands for: " (disconnected)", " (bad)".
-  static func meaning(of rule: AlertRule) -> String {
-    guard rule.threshold == rule.threshold.rounded(), abs(rule.threshold) < 1000 else { return "" }
-    let number = Int(rule.threshold)
-    switch rule.metric {
-    case .connectionState:
-      let states = ConnectionState.allCases
-      return states.indices.contains(number) ? " (\(states[number].rawValue))" : ""
-    case .rxQuality, .txQuality:
-      return QualityLevel(rawValue: number).map { " (\($0.name))" } ?? ""
-    default:
-      return ""
-    }
+    return "Rule \(rule.name): "
+      + AgentAlertRules.condition(rule, tickIntervalSeconds: context.tickIntervalSeconds)
+      + ", \(rule.severity.rawValue), holds for \(subject) \(since)."
   }
 
   /// The request body: a JSON array of alerts, labels and annotations in name order.

@@ -56,6 +56,9 @@ public final class HistoryRecorder: Sendable {
     /// The fault now, and since when (Unix seconds); nil when writing works.
     public var fault: HistoryFault?
     public var faultSince: Double?
+    /// The kind of fault the incident began with: one incident, one alert identity, however
+    /// its cause changes on the way (disk full, then I/O errors) until writing works again.
+    public var faultFirstKind: HistoryFault.Kind?
   }
 
   /// Log lines, at most one per fault and one when it clears.
@@ -328,6 +331,7 @@ public final class HistoryRecorder: Sendable {
       let isNew = shared.counters.fault?.kind != fault.kind
       if isNew {
         shared.counters.fault = fault
+        shared.counters.faultFirstKind = shared.counters.faultFirstKind ?? fault.kind
         shared.counters.faultSince = shared.counters.faultSince ?? Date().timeIntervalSince1970
       }
       if heldUntilNextTick {
@@ -357,6 +361,7 @@ public final class HistoryRecorder: Sendable {
       }
       shared.counters.fault = nil
       shared.counters.faultSince = nil
+      shared.counters.faultFirstKind = nil
       return (fault, since, shared.counters.ticksDropped)
     }
     if let (fault, since, dropped) = ended {

@@ -16,6 +16,13 @@ struct CheckConfigCommand: ParsableCommand {
       configuration file it names is checked with its certificate and key (an error), and the \
       interfaces and the dashboard and history directories are looked up on this host (a \
       warning: the agent may run on another one). Exits 1 on an error, 0 otherwise.
+
+      With --prometheus-rules it checks the file alone and prints, instead of its verdict,
+      the Prometheus alerting rules that forward the agent's alerts of this configuration
+      under the agent's own alert names (the built-in rules, alerts.rules, storage_failing),
+      with the labels the agent pushes to Alertmanager: the same alert either way
+      (docs/alertmanager.md). config/rules/netquality-agent-alerts.yml is the output for the
+      built-in rules.
       """
   )
 
@@ -29,7 +36,22 @@ struct CheckConfigCommand: ParsableCommand {
       valueName: "FILE"))
   var webConfigFile: String?
 
+  @Flag(
+    name: .customLong("prometheus-rules"),
+    help: "Print the Prometheus rules forwarding this configuration's alerts (a rules file).")
+  var prometheusRules = false
+
   func run() throws {
+    if prometheusRules {
+      guard let file else { throw fail("--prometheus-rules needs a configuration file", code: 2) }
+      let configuration = try loadConfiguration(file)
+      print(
+        AgentAlertRules.yaml(
+          rules: configuration.engine.alertRules,
+          tickIntervalSeconds: configuration.engine.tickIntervalSeconds,
+          runbookURL: configuration.alertRunbookURL), terminator: "")
+      return
+    }
     guard let file else {
       guard let webConfigFile else {
         throw fail(

@@ -217,7 +217,7 @@ final class AlertmanagerNotifierTests: XCTestCase {
           AlertRule(
             name: "peer_disconnected", metric: .connectionState, comparison: .equal,
             threshold: 3, forTicks: 5, severity: .critical)
-        ], tickIntervalSeconds: 1)
+        ], tickIntervalSeconds: 1, runbookURL: "https://wiki.example.net/netquality/runbook")
       notifier.publish(firing: [Schedule.alert("10.0.0.1")], events: [], at: Schedule.at(0))
       let arrived = await server.waitForRequests(1, within: 5)
       XCTAssertTrue(arrived)
@@ -227,6 +227,9 @@ final class AlertmanagerNotifierTests: XCTestCase {
         annotations?["description"]?.hasPrefix(
           "Rule peer_disconnected: state == 3 (disconnected) for 5 ticks (5 s)") ?? false,
         annotations?["description"] ?? "")
+      XCTAssertEqual(
+        annotations?["runbook_url"],
+        "https://wiki.example.net/netquality/runbook#peer_disconnected")
     }
   }
 

@@ -70,6 +70,38 @@ final class AlertmanagerScheduleTests: XCTestCase {
     XCTAssertEqual(due.first?.startsAt, Self.at(8))
   }
 
+  /// A reload that removes a firing alert's rule resolves it at the next tick (an
+  /// `alertResolved` event, and gone from the firing list): Alertmanager gets it resolved with
+  /// the labels and annotations it fired with, not a description of the rules left.
+  func testAnAlertWhoseRuleAReloadRemovedIsResolvedAsItFired() {
+    let rule = AlertRule(
+      name: "high_loss", metric: .rxLossRatio, comparison: .greater, threshold: 0.05,
+      forTicks: 3, clearThreshold: 0.02, severity: .warning)
+    var context = Self.context
+    context.rules = AlertRule.builtIn + [rule]
+    var schedule = AlertmanagerSchedule(resendIntervalSeconds: 60, context: context)
+    let alert = Alert(
+      id: "high_loss:10.0.0.1:0", rule: "high_loss", severity: .warning,
+      labels: ["peer": "10.0.0.1", "direction": "rx"], state: .firing, start: Self.at(0),
+      summary: "peer 10.0.0.1 rx_loss_ratio 0.12 over 3 ticks")
+    let fired = schedule.due(firing: [alert], resolvedAt: [:], at: Self.at(0))
+    XCTAssertEqual(fired.count, 1)
+    XCTAssertTrue(
+      fired.first?.annotations["description"]?.hasPrefix("Rule high_loss: rx_loss_ratio > 0.05")
+        ?? false, "\(fired)")
+    // The reload: the rule is gone from the context; the engine resolves the alert at the
+    // next tick.
+    schedule.context.rules = AlertRule.builtIn
+    let due = schedule.due(firing: [], resolvedAt: [alert.id: Self.at(4)], at: Self.at(4))
+    XCTAssertEqual(due.map(\.key), [alert.id])
+    XCTAssertEqual(due.first?.labels, fired.first?.labels, "the same alert for Alertmanager")
+    XCTAssertEqual(due.first?.annotations, fired.first?.annotations)
+    XCTAssertEqual(due.first?.startsAt, Self.at(0))
+    XCTAssertEqual(due.first?.endsAt, Self.at(4))
+    XCTAssertEqual(due.first?.isResolved(at: Self.at(4)), true)
+    XCTAssertEqual(schedule.activeCount, 0)
+  }
+
   func testBackoffDoublesToItsCapAndRestartsAfterADelivery() {
     var backoff = AlertmanagerBackoff(resendIntervalSeconds: 60)
     XCTAssertEqual((0..<7).map { _ in backoff.failed() }, [1, 2, 4, 8, 16, 30, 30])

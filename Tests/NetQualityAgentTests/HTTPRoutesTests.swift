@@ -68,7 +68,19 @@ final class HTTPRoutesTests: XCTestCase {
           response.headers[.contentType], "text/plain; version=0.0.4; charset=utf-8")
         let text = String(buffer: response.body)
         XCTAssertTrue(
-          text.contains("netquality_build_info{version=\"\(BuildInfo.version)\"} 1"), text)
+          text.contains(
+            "netquality_build_info{revision=\"\(BuildInfo.revision)\",swiftversion=\"\(BuildInfo.swiftVersion)\",version=\"\(BuildInfo.version)\"} 1"
+          ), text)
+        // The process collector's families, with this process' own figures.
+        let resident = text.split(separator: "\n").first {
+          $0.hasPrefix("process_resident_memory_bytes ")
+        }.flatMap { Double($0.split(separator: " ")[1]) }
+        XCTAssertGreaterThan(resident ?? 0, 1_048_576, text)
+        let start = text.split(separator: "\n").first {
+          $0.hasPrefix("process_start_time_seconds ")
+        }.flatMap { Double($0.split(separator: " ")[1]) }
+        XCTAssertEqual(
+          start ?? 0, Date().timeIntervalSince1970, accuracy: 3600, "started this hour")
         XCTAssertTrue(
           text.contains("netquality_peer_quality_level{peer=\"198.51.100.2\",direction=\"rx\"} 1"),
           text)

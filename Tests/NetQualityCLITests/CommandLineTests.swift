@@ -234,6 +234,47 @@ extension CommandLineTests {
     XCTAssertTrue(result.standardError.contains("invalid YAML"), result.standardError)
   }
 
+  /// `check-config FILE --prometheus-rules` on the shipped example (the built-in rules) prints
+  /// the shipped forwarding rules; a rule of the file's own is forwarded too.
+  func testCheckConfigPrintsThePrometheusRulesOfTheConfiguration() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let shipped = try String(
+      contentsOf: root.appendingPathComponent("config/rules/netquality-agent-alerts.yml"),
+      encoding: .utf8)
+    let example = root.appendingPathComponent("config/netquality.yaml").path
+    var result = try run(["check-config", example, "--prometheus-rules"])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    XCTAssertEqual(result.standardOutput, shipped)
+    let own = directory.appendingPathComponent("own.yaml")
+    try Data(
+      """
+      alerts:
+        runbook_url: "https://wiki.example.net/runbook"
+        rules:
+          - {name: high_loss, metric: rx_loss_ratio, op: ">", threshold: 0.05, clear_threshold: 0.02}
+
+      """.utf8
+    ).write(to: own)
+    result = try run(["check-config", own.path, "--prometheus-rules"])
+    XCTAssertEqual(result.status, 0, result.standardError)
+    XCTAssertTrue(
+      result.standardOutput.contains(
+        """
+              - alert: high_loss
+                expr: 'netquality_alerts_firing{alertname="high_loss"} == 1'
+        """), result.standardOutput)
+    XCTAssertTrue(
+      result.standardOutput.contains(
+        "runbook_url: 'https://wiki.example.net/runbook#configured-rules'"), result.standardOutput)
+    // An invalid file prints no rules: its errors, and exit 1.
+    try Data("alerts: {runbook_url: docs/runbook.md}\n".utf8).write(to: own)
+    result = try run(["check-config", own.path, "--prometheus-rules"])
+    XCTAssertEqual(result.status, 1)
+    XCTAssertEqual(result.standardOutput, "")
+    XCTAssertTrue(result.standardError.contains("alerts.runbook_url"), result.standardError)
+  }
+
   func testRunOnAMissingInterfaceListsTheInterfaces() throws {
     let result = try run(["run", "--interface", "nq-no-such0", "--listen", "127.0.0.1:19479"])
     XCTAssertEqual(result.status, 1)

@@ -38,4 +38,52 @@ final class AlertRuleConfigurationTests: XCTestCase, ConfigurationFixtures {
         "5 alerts.rules[2].keep_firing_for_ticks: 0 is out of range 1...10000",
       ])
   }
+
+  func testARuleNameIsUniqueBecauseItIsTheAlertsIdentity() throws {
+    XCTAssertEqual(
+      issues(
+        """
+        alerts:
+          rules:
+            - {name: loss, metric: rx_loss_ratio, threshold: 0.05}
+            - {name: loss, metric: rx_loss_ratio, threshold: 0.15, severity: critical}
+            - {name: peer_disconnected, metric: state, op: ">=", threshold: 4}
+        """),
+      [
+        "4 alerts.rules[1].name: 'loss' is already the name of an earlier rule; names must be "
+          + "unique",
+        "5 alerts.rules[2].name: 'peer_disconnected' is a built-in rule's name "
+          + "(alerts.builtin: false replaces the built-ins); names must be unique",
+      ])
+    // Without the built-ins, their names are free.
+    let replaced = try load(
+      """
+      alerts:
+        builtin: false
+        rules:
+          - {name: peer_disconnected, metric: state, op: ">=", threshold: 4}
+      """)
+    XCTAssertEqual(replaced.engine.alertRules.map(\.name), ["peer_disconnected"])
+  }
+
+  func testTheRunbookIsAnAbsoluteURLWithoutAFragment() throws {
+    XCTAssertEqual(try load("").alertRunbookURL, AgentConfiguration.defaultRunbookURL)
+    let url = "https://wiki.example.net/netquality/runbook"
+    let configuration = try load("alerts:\n  runbook_url: \"\(url)\"\n")
+    XCTAssertEqual(configuration.alertRunbookURL, url)
+    XCTAssertEqual(
+      ConfigurationKeys.changed(from: AgentConfiguration(), to: configuration).map(\.name),
+      ["alerts"], "applied by a reload")
+    // An unknown key of the section is one line, however many of its keys are read.
+    XCTAssertEqual(
+      issues("alerts:\n  runbook: x\n"),
+      ["2 alerts.runbook: unknown key; known keys here: builtin, rules, runbook_url"])
+    for bad in ["docs/runbook.md", "https://wiki.example.net/runbook#top", "wiki page", ""] {
+      let found = issues("alerts:\n  runbook_url: \"\(bad)\"\n")
+      XCTAssertEqual(found.count, 1, bad)
+      XCTAssertTrue(
+        found.first?.hasPrefix("2 alerts.runbook_url: '\(bad)': expected an absolute URL") ?? false,
+        "\(found)")
+    }
+  }
 }

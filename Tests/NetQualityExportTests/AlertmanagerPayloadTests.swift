@@ -13,7 +13,7 @@ final class AlertmanagerPayloadTests: XCTestCase {
     AlertmanagerPayload.Context(
       labels: ["instance": "media-7:9470", "job": "netquality", "site": "fra1"],
       generatorURL: "http://media-7:9470/api/v1/alerts", rules: AlertRule.builtIn,
-      tickIntervalSeconds: 2)
+      tickIntervalSeconds: 2, runbookURL: "https://git.example.net/nq/docs/runbook.md")
   }
 
   func disconnected(state: Alert.State = .firing) -> Alert {
@@ -41,6 +41,7 @@ final class AlertmanagerPayloadTests: XCTestCase {
         + #""peer":"10.202.0.1","severity":"critical","site":"fra1"},"annotations":{"#
         + #""description":"Rule peer_disconnected: state == 3 (disconnected) for 1 tick (2 s), critical, holds "#
         + #"for peer 10.202.0.1 since 2026-09-21T14:13:20.000Z.","#
+        + #""runbook_url":"https://git.example.net/nq/docs/runbook.md#peer_disconnected","#
         + #""summary":"peer 10.202.0.1 disconnected since 2026-09-21T14:13:20.000Z"},"#
         + #""startsAt":"2026-09-21T14:13:20.000Z","endsAt":"2026-09-21T14:17:20.000Z","#
         + #""generatorURL":"http://media-7:9470/api/v1/alerts"}]"#)
@@ -96,6 +97,30 @@ final class AlertmanagerPayloadTests: XCTestCase {
       notification.annotations["description"],
       "history /var/lib/netquality/history.db cannot be written: disk full (since "
         + "2026-09-21T14:13:20.000Z); raised by the agent itself, not by a peer rule.")
+    XCTAssertEqual(
+      notification.annotations["runbook_url"],
+      "https://git.example.net/nq/docs/runbook.md#storage_failing")
+  }
+
+  /// A rule of the configuration has no section of its own: the runbook's section on them.
+  func testAConfiguredRulesRunbookIsTheSectionOnConfiguredRules() {
+    var configured = context
+    configured.rules.append(
+      AlertRule(
+        name: "high_loss", metric: .rxLossRatio, comparison: .greater, threshold: 0.05,
+        forTicks: 3, clearThreshold: 0.02, severity: .warning))
+    let alert = Alert(
+      id: "high_loss:sfu:1", rule: "high_loss", severity: .warning,
+      labels: ["peer": "sfu", "direction": "rx"], state: .firing, start: start,
+      summary: "peer sfu rx_loss_ratio 0.12")
+    let notification = AlertmanagerPayload.notification(alert, endsAt: start, context: configured)
+    XCTAssertEqual(
+      notification.annotations["runbook_url"],
+      "https://git.example.net/nq/docs/runbook.md#configured-rules")
+    XCTAssertEqual(
+      notification.annotations["description"],
+      "Rule high_loss: rx_loss_ratio > 0.05 for 3 ticks (6 s), warning, holds for peer sfu (rx) "
+        + "since 2026-09-21T14:13:20.000Z.")
   }
 
   func testStringsAreEscaped() throws {

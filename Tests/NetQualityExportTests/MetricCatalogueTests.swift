@@ -56,7 +56,7 @@ final class MetricCatalogueTests: XCTestCase {
         Dictionary(uniqueKeysWithValues: names.map { ($0, PeerLevelCounters()) })
       })
     return [
-      BuildInfoCollector(version: "test"), tick,
+      BuildInfoCollector(version: "test", revision: "abc", swiftVersion: "6.3"), tick,
       CaptureInterfacesCollector(interfaces: [
         .init(
           name: "eth0", capturing: true, linkUp: true, receivedPackets: 10, droppedPackets: 0,
@@ -88,6 +88,10 @@ final class MetricCatalogueTests: XCTestCase {
       ConfigurationCollector(lastReloadSuccessful: true, lastReloadSuccessTime: 1_767_225_600),
       ScrapeDurationCollector(previousRenderSeconds: 0.001),
       HTTPConnectionsCollector(open: 2, evicted: 0, refused: 0, timedOut: 1),
+      ProcessCollector(
+        cpuSeconds: 1.5, openFileDescriptors: 12, maxFileDescriptors: 1024,
+        virtualMemoryBytes: 1_073_741_824, virtualMemoryMaxBytes: Double(UInt64.max),
+        residentMemoryBytes: 33_554_432, startTimeSeconds: 1_767_225_600),
     ]
   }
 
@@ -129,7 +133,12 @@ final class MetricCatalogueTests: XCTestCase {
     XCTAssertEqual(Set(names).count, names.count, "a family is listed twice")
     for family in MetricCatalogue.families {
       XCTAssertNotNil(
-        family.name.wholeMatch(of: #/netquality_[a-z0-9_]+/#), "\(family.name): not snake case")
+        family.name.wholeMatch(of: #/(netquality|process)_[a-z0-9_]+/#),
+        "\(family.name): not snake case")
+      // Only the process collector's standard names go without the prefix.
+      XCTAssertEqual(
+        family.name.hasPrefix("process_"), ProcessCollector.families.contains(family),
+        family.name)
       // https://prometheus.io/docs/practices/naming/: counters end in _total, and only they.
       XCTAssertEqual(
         family.name.hasSuffix("_total"), family.kind == .counter, "\(family.name): _total")
@@ -143,7 +152,7 @@ final class MetricCatalogueTests: XCTestCase {
   /// with the catalogue's type and labels, and no row for a family that does not exist.
   func testMetricsReferenceDocumentsEveryFamily() throws {
     let rows = try OperatorsKit.matches(
-      #"(?m)^\| `(netquality_[a-z0-9_]+)` \| (\w+) \| ([^|]*) \|"#,
+      #"(?m)^\| `((?:netquality|process)_[a-z0-9_]+)` \| (\w+) \| ([^|]*) \|"#,
       try OperatorsKit.text("docs/metrics.md"))
     var documented: [String: (kind: String, labels: [String])] = [:]
     for row in rows {

@@ -26,13 +26,17 @@ final class PrometheusExpositionTests: XCTestCase {
   func testEmptyAgentStillExportsBuildInfoAndConfigState() {
     // What the agent registers before its first tick, with no optional subsystem.
     let text = PrometheusExposition.render([
-      BuildInfoCollector(version: "9.9"), TickMetrics(nil, alerts: [], settings: .init()),
+      BuildInfoCollector(version: "9.9", revision: "abc", swiftVersion: "6.3"),
+      TickMetrics(nil, alerts: [], settings: .init()),
       CaptureInterfacesCollector(interfaces: []), EngineCollector(),
       ProbeSenderCollector(senders: []),
       ConfigurationCollector(lastReloadSuccessful: false, lastReloadSuccessTime: nil),
       ScrapeDurationCollector(previousRenderSeconds: 0.002),
     ])
-    XCTAssertTrue(text.contains("netquality_build_info{version=\"9.9\"} 1\n"))
+    XCTAssertTrue(
+      text.contains(
+        "netquality_build_info{revision=\"abc\",swiftversion=\"6.3\",version=\"9.9\"} 1\n"),
+      text)
     XCTAssertTrue(text.contains("netquality_config_last_reload_successful 0\n"))
     XCTAssertTrue(text.contains("netquality_scrape_duration_seconds 0.002\n"))
     XCTAssertFalse(text.contains("netquality_peer_quality_level{"))

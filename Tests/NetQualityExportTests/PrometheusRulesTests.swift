@@ -95,8 +95,9 @@ final class PrometheusRulesTests: XCTestCase {
       for key in ["summary", "description", "runbook_url"] {
         XCTAssertFalse((annotations[key] as? String ?? "").isEmpty, "\(context): no \(key)")
       }
+      // Absolute, so that a link in a notification opens wherever it is read.
       let url = annotations["runbook_url"] as? String ?? ""
-      XCTAssertEqual(url, "docs/runbook.md#\(name.lowercased())", context)
+      XCTAssertEqual(url, "\(AgentAlertRules.defaultRunbookURL)#\(name.lowercased())", context)
       XCTAssertTrue(
         anchors.contains(name.lowercased()), "\(context): no section in docs/runbook.md")
     }

@@ -67,6 +67,7 @@ final class HistoryRecorderTests: HistoryTestCase {
     XCTAssertTrue(eventually { recorder.counters.fault != nil })
     let failing = recorder.counters
     XCTAssertEqual(failing.fault?.kind, .readOnly)
+    XCTAssertEqual(failing.faultFirstKind, .readOnly)
     XCTAssertNotNil(failing.faultSince)
     XCTAssertGreaterThanOrEqual(failing.errors[.readOnly] ?? 0, 1)
     XCTAssertEqual(failing.ticksWritten, 0)
@@ -80,6 +81,7 @@ final class HistoryRecorderTests: HistoryTestCase {
     XCTAssertTrue(eventually { recorder.counters.ticksWritten == 3 })
     XCTAssertTrue(eventually { recorder.counters.fault == nil })
     XCTAssertNil(recorder.counters.faultSince)
+    XCTAssertNil(recorder.counters.faultFirstKind)
     XCTAssertEqual(recorder.counters.queueLength, 0)
     XCTAssertEqual(recorder.counters.ticksDropped, 0)
     XCTAssertEqual(log.all.count, 2)

@@ -15,70 +15,21 @@
 Every wait has its deadline; a failed check prints why and exits 1.
 """
 
-import datetime
-import http.server
 import json
 import sys
 import time
 import urllib.parse
-import urllib.request
+
+from alerting_http import get, parse_time, wait, webhook
 
 ALERTMANAGER = "http://127.0.0.1:19093"
 AGENT = "http://127.0.0.1:19472"
-
-
-def get(url):
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return response.status, response.read().decode()
-
-
-def parse_time(text):
-    # Alertmanager writes RFC 3339 with nanoseconds; Python takes microseconds.
-    text = text.replace("Z", "+00:00")
-    if "." in text:
-        head, rest = text.split(".", 1)
-        digits = "".join(c for c in rest if c.isdigit())
-        zone = rest[len(digits):]
-        text = f"{head}.{digits[:6].ljust(6, '0')}{zone}"
-    return datetime.datetime.fromisoformat(text).timestamp()
-
-
-def wait(seconds, probe):
-    deadline = time.time() + seconds
-    last = None
-    while time.time() < deadline:
-        try:
-            found = probe()
-            if found is not None:
-                return found
-        except Exception as error:  # Alertmanager restarting, a partial file
-            last = error
-        time.sleep(0.2)
-    return last
 
 
 def disconnected_alerts(peer):
     query = urllib.parse.urlencode(
         {"filter": ['alertname="peer_disconnected"', f'peer="{peer}"']}, doseq=True)
     return json.loads(get(f"{ALERTMANAGER}/api/v2/alerts?{query}")[1])
-
-
-def webhook(port, path):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            with open(path, "a") as out:
-                out.write(json.dumps(json.loads(body)) + "\n")
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    try:
-        http.server.HTTPServer(("127.0.0.1", port), Handler).serve_forever()
-    except KeyboardInterrupt:  # stop_process's SIGINT
-        pass
 
 
 def check_alert(peer, seconds, silent):

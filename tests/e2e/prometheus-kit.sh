@@ -10,8 +10,9 @@
 #     evaluated and stored, and every alert's condition is empty (no false alarm on real
 #     traffic) while the series it is computed from exist;
 #   * an outage (nftables drops everything the sender's namespace sends): the agent's
-#     peer_disconnected alert reaches Prometheus and NetQualityAgentAlert fires with the
-#     agent's rule, peer and severity; the peer detail's annotations have series;
+#     peer_disconnected alert reaches Prometheus, which forwards it as peer_disconnected with
+#     exactly the labels the agent pushes (job, instance, the target's site, peer, severity);
+#     the peer detail's annotations have series;
 #     NetQualityAlertsBeyondPeerSeries stays quiet (the peer has series);
 #   * after it: the alert resolves; the probes lost meanwhile make NetQualityProbeLoss's
 #     condition true;
@@ -47,6 +48,18 @@ subnet=10.207.0
 source tests/e2e/netns.sh
 sender_address=$subnet.1
 instance=127.0.0.1:19481
+
+# The forwarding rules of a configuration with rules of its own, one of them oddly named:
+# promtool takes them.
+cat >"$work/own-rules.yaml" <<'YAML'
+alerts:
+  rules:
+    - {name: high_loss, metric: rx_loss_ratio, op: ">", threshold: 0.05, clear_threshold: 0.02}
+    - {name: "rtt \"slow\" {{ x }}", metric: rtt_ms, op: ">=", threshold: 300, severity: info}
+YAML
+"$netquality" check-config "$work/own-rules.yaml" --prometheus-rules >"$work/own-rules.yml"
+echo "== promtool on check-config --prometheus-rules of a configuration with rules of its own"
+promtool check rules "$work/own-rules.yml"
 prometheus_url=http://127.0.0.1:19091
 
 # The far end: a STAMP reflector beside the RTP sender.
@@ -124,9 +137,10 @@ kit healthy || failures=$((failures + 1))
 echo "== outage: everything from the sender's namespace dropped"
 nft_sender add rule netdev nqloss egress meta l4proto udp drop
 outage_start=$(date +%s)
-# 12 s of silence (timers.disconnected), the agent's alert, its 10 s for: in Prometheus.
-check "NetQualityAgentAlert fires for peer_disconnected" \
-  kit alert-firing 45 NetQualityAgentAlert "rule=peer_disconnected" "peer=$sender_address" "severity=critical"
+# 12 s of silence (timers.disconnected), the agent's alert at the next tick, then a scrape.
+check "peer_disconnected fires in Prometheus with the labels the agent pushes, no others" \
+  kit alert-firing 45 peer_disconnected "job=netquality" "instance=$instance" "site=lab" \
+  "peer=$sender_address" "severity=critical"
 echo "     $(($(date +%s) - outage_start)) s after the drop began"
 kit outage || failures=$((failures + 1))
 nft_sender flush chain netdev nqloss egress
@@ -134,8 +148,8 @@ nft_sender flush chain netdev nqloss egress
 echo "== after the outage"
 check "the peer is connected again" \
   kit wait 20 "netquality_peer_connection_state{$peer,state=\"connected\"} == 1"
-check "NetQualityAgentAlert resolves" \
-  kit wait-empty 20 "ALERTS{alertname=\"NetQualityAgentAlert\",alertstate=\"firing\"}"
+check "peer_disconnected resolves" \
+  kit wait-empty 20 "ALERTS{alertname=\"peer_disconnected\",alertstate=\"firing\"}"
 check "NetQualityProbeLoss's condition holds (the probes lost in the outage)" \
   kit wait 20 "$(kit alert-expression NetQualityProbeLoss)"
 

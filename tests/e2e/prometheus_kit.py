@@ -83,16 +83,21 @@ def rules():
 # How each alert's expression is checked. On a healthy agent every alert's expression must be
 # empty (no false alarm on real traffic). Then, to show that it can fire on this agent's series:
 #   "made": the test makes the fault happen and waits for the expression to return series
-#           (NetQualityAgentAlert and the annotations: the peer cut off by nftables;
+#           (peer_disconnected and the annotations: the peer cut off by nftables;
 #           NetQualityProbeLoss: the probes lost meanwhile; NetQualityConfigReloadFailed: a bad
 #           file and SIGHUP; NetQualityAgentDown: the agent stopped);
 #   an expression: faults the test does not make (a full disk, a kernel dropping packets, ticks
 #           stopping, every target gone, more alerting peers than max_peer_series) are checked
-#           by the series the condition is computed from, which must exist; for
+#           by the series the condition is computed from, which must exist (for the agent's
+#           own alerts, the count of its rule's alerts, from 0); for
 #           NetQualityAlertsBeyondPeerSeries that is only during the outage, when an agent alert
 #           fires (and then the alert itself must stay empty: its peer has series).
 ALERT_CHECKS = {
-    "NetQualityAgentAlert": "made",
+    "peer_rx_quality_bad": 'netquality_alerts_fired_total{alertname="peer_rx_quality_bad"}',
+    "peer_tx_quality_bad": 'netquality_alerts_fired_total{alertname="peer_tx_quality_bad"}',
+    "peer_disconnected": "made",
+    "peer_timeout": 'netquality_alerts_fired_total{alertname="peer_timeout"}',
+    "storage_failing": "netquality_storage_healthy == 1",
     "NetQualityAlertsBeyondPeerSeries": "outage",
     "NetQualityAgentDown": "made",
     "NetQualityAgentAbsent": 'up{job="netquality"}',
@@ -167,11 +172,12 @@ def healthy():
 
 
 def alert_firing(name, **labels):
+    """Prometheus' firing alerts NAME whose labels are exactly LABELS and alertname."""
     url = URL + "/api/v1/alerts"
     with urllib.request.urlopen(url, timeout=10) as response:
         alerts = json.load(response)["data"]["alerts"]
-    return [a for a in alerts if a["labels"].get("alertname") == name and a["state"] == "firing"
-            and all(a["labels"].get(k) == v for k, v in labels.items())]
+    return [a for a in alerts if a["state"] == "firing"
+            and a["labels"] == dict(labels, alertname=name)]
 
 
 def outage():
@@ -181,9 +187,9 @@ def outage():
         if kind in FAULT_ONLY:
             result = series(substitute(expression))
             check(bool(result), f"{where}: series during the outage ({len(result or [])})")
-    agent = series(by_name["NetQualityAgentAlert"]["expr"]) or []
-    rules_seen = sorted(r["metric"].get("rule", "?") for r in agent)
-    check("peer_disconnected" in rules_seen, f"NetQualityAgentAlert: condition holds for {rules_seen}")
+    agent = series(by_name["peer_disconnected"]["expr"]) or []
+    peers = sorted(r["metric"].get("peer", "?") for r in agent)
+    check(PEER in peers, f"peer_disconnected: condition holds for {peers}")
     beyond = by_name["NetQualityAlertsBeyondPeerSeries"]["expr"]
     check(bool(series("netquality_firing_alerts")), "NetQualityAlertsBeyondPeerSeries: its condition's series exist (netquality_firing_alerts)")
     check(series(beyond) == [], "NetQualityAlertsBeyondPeerSeries: quiet while every alerting peer has series")
@@ -220,6 +226,8 @@ elif COMMAND == "alert-firing":
         if alert_firing(sys.argv[6], **labels):
             sys.exit(0)
         time.sleep(0.25)
+    with urllib.request.urlopen(URL + "/api/v1/alerts", timeout=10) as response:
+        print(f"     Prometheus' alerts: {json.load(response)['data']['alerts']}")
     sys.exit(1)
 elif COMMAND == "alert-expression":
     # The expression of one alerting rule, for the shell to wait on.

@@ -134,12 +134,14 @@ public final class AlertmanagerNotifier: Sendable {
     signal()
   }
 
-  /// A reload's alert rules and tick interval, for the descriptions of the alerts from now on.
-  func reconfigure(rules: [AlertRule], tickIntervalSeconds: Double) {
+  /// A reload's alert rules, tick interval and runbook, for the annotations of the alerts
+  /// from now on.
+  func reconfigure(rules: [AlertRule], tickIntervalSeconds: Double, runbookURL: String) {
     shared.withLock { shared in
       var context = shared.mailbox.context ?? settings.context
       context.rules = rules
       context.tickIntervalSeconds = tickIntervalSeconds
+      context.runbookURL = runbookURL
       shared.mailbox.context = context
     }
   }

@@ -6,7 +6,9 @@ import NetQualityExport
 /// a new firing alert at once; every firing alert again each `resendIntervalSeconds`, its end
 /// set `validFor` resend intervals ahead so that Alertmanager keeps it while the agent lives
 /// and resolves it on its own a few intervals after the agent is gone; an alert that stopped
-/// firing once, resolved, with its resolution time as its end.
+/// firing once, resolved, with its resolution time as its end — and with the labels and
+/// annotations it was last sent with, so that an alert whose rule a reload removed or changed
+/// (resolved at the next tick) is still described by the rule that raised it.
 struct AlertmanagerSchedule: Sendable {
   /// 4: Prometheus' `ValidUntil = ts + 4 * resendDelay` (rules/alerting.go), so that three
   /// resends in a row may be lost before Alertmanager resolves the alert.
@@ -15,8 +17,8 @@ struct AlertmanagerSchedule: Sendable {
   var resendIntervalSeconds: Double
   var context: AlertmanagerPayload.Context
 
-  /// The firing alerts Alertmanager was told of, by id, and when they were last sent.
-  private var active: [String: (alert: Alert, sentAt: CaptureTime)] = [:]
+  /// The firing alerts Alertmanager was told of, by id: what was last sent and when.
+  private var active: [String: (sent: AlertNotification, sentAt: CaptureTime)] = [:]
 
   init(resendIntervalSeconds: Double, context: AlertmanagerPayload.Context) {
     self.resendIntervalSeconds = resendIntervalSeconds
@@ -44,16 +46,18 @@ struct AlertmanagerSchedule: Sendable {
       {
         continue
       }
-      active[alert.id] = (alert, time)
-      notifications.append(
-        AlertmanagerPayload.notification(alert, endsAt: validUntil, context: context))
+      let notification = AlertmanagerPayload.notification(
+        alert, endsAt: validUntil, context: context)
+      active[alert.id] = (notification, time)
+      notifications.append(notification)
     }
     if active.count > firingIDs.count {
       for (id, known) in active where !firingIDs.contains(id) {
         active[id] = nil
-        let end = resolvedAt[id] ?? time
-        notifications.append(
-          AlertmanagerPayload.notification(known.alert, endsAt: end, context: context))
+        var resolved = known.sent
+        // Alertmanager refuses an alert that ends before it starts.
+        resolved.endsAt = max(resolvedAt[id] ?? time, resolved.startsAt)
+        notifications.append(resolved)
       }
     }
     return notifications

@@ -21,12 +21,13 @@ struct AlertmanagerService: Service {
     let alertmanager = configuration.alertmanager
     guard alertmanager.enabled else { return nil }
     let hostName = ProcessInfo.processInfo.hostName
-    var labels = ["instance": "\(hostName):\(configuration.listenPort)", "job": job]
+    var labels = ["instance": instance(configuration, hostName: hostName), "job": job]
     labels.merge(alertmanager.labels) { $1 }
     let context = AlertmanagerPayload.Context(
       labels: labels, generatorURL: generatorURL(configuration, hostName: hostName),
       rules: configuration.engine.alertRules,
-      tickIntervalSeconds: configuration.engine.tickIntervalSeconds)
+      tickIntervalSeconds: configuration.engine.tickIntervalSeconds,
+      runbookURL: configuration.alertRunbookURL)
     let settings = AlertmanagerNotifier.Settings(
       urls: alertmanager.urls, timeoutSeconds: alertmanager.timeoutSeconds,
       resendIntervalSeconds: alertmanager.resendIntervalSeconds,
@@ -41,13 +42,26 @@ struct AlertmanagerService: Service {
     }
   }
 
-  /// The agent's alert list, at the listen address (this host's name where it listens on
-  /// every address).
+  /// The `instance` label unless `alertmanager.labels` names one: the agent as Prometheus
+  /// usually scrapes it, so that the alert it pushes and the one Prometheus forwards from its
+  /// scrape (config/rules/netquality-agent-alerts.yml) carry the same labels and Alertmanager
+  /// takes them for one. That is the listen address (`127.0.0.1:9470`, `[2001:db8::5]:9470`)
+  /// when the agent listens on one address, and this host's name with the port when it
+  /// listens on every address (a target is then usually written with the host's name).
+  static func instance(_ configuration: AgentConfiguration, hostName: String) -> String {
+    "\(address(configuration, hostName: hostName)):\(configuration.listenPort)"
+  }
+
+  /// The agent's alert list, at the address of `instance`.
   static func generatorURL(_ configuration: AgentConfiguration, hostName: String) -> String {
-    var host = configuration.listenHost
-    if host == "0.0.0.0" || host == "::" { host = hostName }
-    if host.contains(":") { host = "[\(host)]" }
-    return "http://\(host):\(configuration.listenPort)/api/v1/alerts"
+    "http://\(instance(configuration, hostName: hostName))/api/v1/alerts"
+  }
+
+  /// The listen address, or this host's name for a wildcard; an IPv6 address in brackets.
+  private static func address(_ configuration: AgentConfiguration, hostName: String) -> String {
+    let host = configuration.listenHost
+    if host == "0.0.0.0" || host == "::" || host.isEmpty { return hostName }
+    return host.contains(":") ? "[\(host)]" : host
   }
 
   func run() async throws {

@@ -38,7 +38,11 @@ enum MetricsRegistry {
         fromStatus.append(ScrapeDurationCollector(previousRenderSeconds: seconds))
       }
     }
-    var collectors: [any MetricsCollector] = [BuildInfoCollector(version: BuildInfo.version)]
+    var collectors: [any MetricsCollector] = [
+      BuildInfoCollector(
+        version: BuildInfo.version, revision: BuildInfo.revision,
+        swiftVersion: BuildInfo.swiftVersion)
+    ]
     collectors += fromTick
     if let history = state.history, let readers = state.historyReaders {
       collectors.append(StorageCollector(history.counters, reads: readers.queue.counters))
@@ -50,6 +54,7 @@ enum MetricsRegistry {
     }
     collectors += fromStatus
     if let http { collectors.append(HTTPConnectionsCollector(http)) }
+    collectors.append(ProcessCollector.current())
     return collectors
   }
 }

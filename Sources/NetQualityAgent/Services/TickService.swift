@@ -149,16 +149,22 @@ public final class TickService: Service, Sendable {
   }
 
   /// The agent's own alerts, beside the engine's per-peer ones: the history failing to write.
+  /// One incident is one alert: its `kind` label is the fault it began with, while the summary
+  /// says what fails now (a label that changed mid-incident would be a second alert to
+  /// Alertmanager, the first lingering until it expired).
   func agentAlerts() -> [Alert] {
-    guard let recorder = state.history, let since = recorder.counters.faultSince,
-      let fault = recorder.counters.fault
+    let counters = state.history?.counters
+    guard let recorder = state.history, let counters, let since = counters.faultSince,
+      let fault = counters.fault
     else { return [] }
     let start = CaptureTime(nanosecondsSinceEpoch: CaptureTime.nanoseconds(since))
+    let kind = counters.faultFirstKind ?? fault.kind
+    let now = kind == fault.kind ? "" : " (now \(fault.kind.rawValue); began as \(kind.rawValue))"
     return [
       Alert(
         id: "storage_failing", rule: "storage_failing", severity: .critical,
-        labels: ["kind": fault.kind.rawValue], state: .firing, start: start, end: nil,
-        summary: "history \(recorder.settings.path) cannot be written: \(fault.message)")
+        labels: ["kind": kind.rawValue], state: .firing, start: start, end: nil,
+        summary: "history \(recorder.settings.path) cannot be written: \(fault.message)\(now)")
     ]
   }
 }

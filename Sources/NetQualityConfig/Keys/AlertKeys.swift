@@ -1,12 +1,13 @@
 import NetQualityCore
 import Yams
 
-/// Alert rules (docs/quality-model.md, "Alerts") and where alerts are pushed. The rules apply
-/// at the next tick of a reload (removed or changed ones resolve their alerts); the
-/// Alertmanager notifier is started once, with the agent.
+/// Alert rules (docs/quality-model.md, "Alerts"), the runbook their alerts link to, and where
+/// alerts are pushed. The rules and the runbook apply at the next tick of a reload (removed or
+/// changed rules resolve their alerts); the Alertmanager notifier is started once, with the
+/// agent.
 enum AlertKeys {
   static let all: [ConfigurationKey] = [
-    .value("alerts", \.engine.alertRules, .live) { walker, node, _ in walker.alertRules(node) }
+    .value("alerts", \.alerts, .live) { walker, node, _ in walker.alerts(node) }
   ]
 
   static let alertmanager: [ConfigurationKey] = [
@@ -19,8 +20,34 @@ enum AlertKeys {
 }
 
 extension Walker {
-  mutating func alertRules(_ node: Node) -> [AlertRule] {
-    let fields = entries(node, "alerts", known: ["builtin", "rules"])
+  /// The `alerts:` section: the rules and the runbook, its keys read once (an unknown key is
+  /// one issue).
+  mutating func alerts(_ node: Node) -> AgentConfiguration.Alerts? {
+    let fields = entries(node, "alerts", known: ["builtin", "rules", "runbook_url"])
+    var alerts = AgentConfiguration.Alerts(rules: alertRules(fields))
+    if let node = fields["runbook_url"] {
+      guard let url = runbookURL(node) else { return nil }
+      alerts.runbookURL = url
+    }
+    return alerts
+  }
+
+  /// `alerts.runbook_url`: an absolute URL (the alerts' `runbook_url` is it and a section's
+  /// `#anchor`, so it has no fragment of its own).
+  mutating func runbookURL(_ node: Node) -> String? {
+    guard let text = string(node, "alerts.runbook_url") else { return nil }
+    guard AgentConfiguration.isAbsoluteURL(text), !text.contains("#") else {
+      issue(
+        node, "alerts.runbook_url",
+        "'\(text)': expected an absolute URL without a #fragment, e.g. "
+          + "https://git.example.net/netquality/blob/main/docs/runbook.md or "
+          + AgentConfiguration.defaultRunbookURL)
+      return nil
+    }
+    return text
+  }
+
+  mutating func alertRules(_ fields: [String: Node]) -> [AlertRule] {
     var rules: [AlertRule] = []
     if let node = fields["builtin"] {
       if bool(node, "alerts.builtin") ?? true { rules = AlertRule.builtIn }
@@ -41,6 +68,16 @@ extension Walker {
         let thresholdNode = rule["threshold"]
       else {
         issue(item, path, "a rule needs name, metric and threshold")
+        continue
+      }
+      // A rule's name is its alerts' identity (the engine tracks an alert per rule and peer,
+      // Alertmanager groups by alertname): two rules of one name would share one alert.
+      if let taken = rules.first(where: { $0.name == name }) {
+        let which =
+          AlertRule.builtIn.contains(taken)
+          ? "a built-in rule's name (alerts.builtin: false replaces the built-ins)"
+          : "already the name of an earlier rule"
+        issue(rule["name"], "\(path).name", "'\(name)' is \(which); names must be unique")
         continue
       }
       guard let metric = AlertRule.Metric(rawValue: metricText) else {

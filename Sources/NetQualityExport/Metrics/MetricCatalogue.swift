@@ -1,7 +1,7 @@
 /// Every metric family the agent can expose: the families of every collector, each declared
 /// once beside the collector that writes it (`Metrics/*Collector.swift`: name, type, labels,
 /// help). Names follow Prometheus naming (https://prometheus.io/docs/practices/naming/): the
-/// `netquality_` prefix, base units, counters ending in `_total`. `MetricCatalogueTests` holds a
+/// `netquality_` prefix (the process collector's standard `process_*` names aside), base units, counters ending in `_total`. `MetricCatalogueTests` holds a
 /// full exposition, docs/metrics.md, the dashboards and the Prometheus rules to it.
 public enum MetricCatalogue {
   /// Every collector, in the order of `/metrics` (the agent's `MetricsRegistry` builds them in
@@ -11,7 +11,7 @@ public enum MetricCatalogue {
     EngineCollector.self, ProbeSenderCollector.self, ReflectorCollector.self,
     StorageCollector.self, DashboardCollector.self, WebSecurityCollector.self,
     AlertmanagerCollector.self, ConfigurationCollector.self, ScrapeDurationCollector.self,
-    HTTPConnectionsCollector.self,
+    HTTPConnectionsCollector.self, ProcessCollector.self,
   ]
 
   /// The collectors' families, in the order of `/metrics`.

@@ -173,8 +173,8 @@ extension MetricFamily {
     "RFC 3550 interarrival jitter (rx measured, tx reported).")
   public static let peerRTTSeconds = gauge(
     "netquality_peer_rtt_seconds", labels: ["peer", "source"],
-    "Round trip to the peer from the capture point: RTCP LSR/DLSR (source=rtcp), or ICE "
-      + "checks when RTCP is encrypted (source=stun).")
+    "Round trip to the peer from the capture point: RTCP LSR/DLSR (source=rtcp), ICE "
+      + "checks when RTCP is encrypted (source=stun), or STAMP probes (source=probe).")
   public static let peerConnectionState = gauge(
     "netquality_peer_connection_state", labels: ["peer", "state"],
     "1 for the peer's current connection state.")
