@@ -96,10 +96,13 @@ extension StreamAnalyzer {
     videoMedia[slot.storeIndex].format = videoFormat(streams[index])
   }
 
-  /// The stream's media experience so far (nil: none tracked).
+  /// The stream's media experience so far (nil: none tracked, or a stream counted as video
+  /// while its clock is inferred that never turned out video: its kind is not guessed).
   func mediaCounts(ofStream index: Int) -> MediaCounts? {
     let slot = streams[index].mediaSlot
-    if slot.isVideo { return videoMedia[slot.storeIndex].counts }
+    if slot.isVideo {
+      return isVideo(streams[index]) ? videoMedia[slot.storeIndex].counts : nil
+    }
     if slot.isAudio {
       return audioMedia[slot.storeIndex].concealment.counts(
         secondsPerTick: streams[index].reportedClock.secondsPerTick)
