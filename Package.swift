@@ -102,7 +102,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
-    // The test impairment relay (tests/e2e): seeded delay, jitter, loss, duplication and
+    // The test impairment relay (e2e): seeded delay, jitter, loss, duplication and
     // reordering per direction on a UDP path; not a user-facing command.
     .executableTarget(
       name: "netquality-impair",

@@ -39,7 +39,7 @@ mkdir -p "$out"
 cc -O2 -Wall -o "$out/rtp-flood" scripts/bench/rtp-flood.c
 port=19480
 dport=42000
-source tests/e2e/lib.sh
+source e2e/lib.sh
 
 start_agent() {  # CONFIG_EXTRA
   cat >"$out/agent.yaml" <<EOF

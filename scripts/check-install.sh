@@ -5,22 +5,16 @@
 # installed configuration, an edited configuration never overwritten, the unit's paths
 # following PREFIX, `systemd-analyze verify` silent on it (and not on a broken copy: the check
 # can fail), uninstall removing all but the configuration. The release build is made once, in
-# .build-install (about 4 minutes on 2 cores); tests/e2e/systemd-unit.sh installs it again.
+# .build-install (about 4 minutes on 2 cores); e2e/systemd-unit.sh installs it again.
 #
 #   scripts/check-install.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tests/e2e/lib.sh
+source e2e/lib.sh
 scripts/bootstrap.sh systemd
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-check() {  # description, then the command
-  local description=$1
-  shift
-  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
-}
 install_into() { run_for 900 make --no-print-directory install "$@"; }
 
 # 1. The default layout under DESTDIR.

@@ -7,7 +7,7 @@
 #   scripts/test.sh [STAGE...]      (default: every stage, in order)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-source tests/e2e/lib.sh
+source e2e/lib.sh
 
 budget=${TEST_BUDGET_SECONDS:-2400}
 # name, seconds, command. Budgets are generous for a first build on 2 cores (debug ~3 min,
@@ -19,25 +19,26 @@ stages=(
   "unit-tests|900|swift test --disable-swift-testing"
   "lint|300|make --no-print-directory lint"
   "allocations|600|scripts/check-allocations.sh"
-  "e2e-impair-relay|300|tests/e2e/impair-relay-check.sh"
-  "e2e-stamp-wire-safety|300|tests/e2e/stamp-wire-safety.sh"
-  "e2e-probes-truth|420|tests/e2e/probes-truth.sh"
-  "e2e-history-crash|360|tests/e2e/history-crash.sh"
-  "e2e-history-faults|300|tests/e2e/history-faults.sh"
-  "e2e-real-traffic|600|tests/e2e/real-traffic.sh"
-  "e2e-agent-prometheus|300|tests/e2e/agent-prometheus.sh"
-  "e2e-prometheus-kit|240|tests/e2e/prometheus-kit.sh"
-  "e2e-agent-alertmanager|180|tests/e2e/agent-alertmanager.sh"
-  "e2e-alerts|300|tests/e2e/alerts.sh"
-  "e2e-http-limits|300|tests/e2e/http-limits.sh"
-  "e2e-hostile|240|tests/e2e/hostile.sh"
-  "e2e-web-security|300|tests/e2e/web-security.sh"
-  "e2e-top-tmux|180|tests/e2e/top-tmux.sh"
-  "e2e-on-call-views|180|tests/e2e/on-call-views.sh"
-  "e2e-real-clients-sip|420|tests/e2e/real-clients-sip.sh"
-  "e2e-real-clients-webrtc|360|tests/e2e/real-clients-webrtc.sh"
+  "e2e-impair-relay|300|e2e/impair-relay-check.sh"
+  "e2e-stamp-wire-safety|300|e2e/stamp-wire-safety.sh"
+  "e2e-probes-truth|420|e2e/probes-truth.sh"
+  "e2e-history-crash|360|e2e/history-crash.sh"
+  "e2e-history-faults|300|e2e/history-faults.sh"
+  "e2e-real-traffic|600|e2e/real-traffic.sh"
+  "e2e-agent-prometheus|300|e2e/agent-prometheus.sh"
+  "e2e-prometheus-kit|240|e2e/prometheus-kit.sh"
+  "e2e-fleet|240|e2e/fleet.sh"
+  "e2e-agent-alertmanager|180|e2e/agent-alertmanager.sh"
+  "e2e-alerts|300|e2e/alerts.sh"
+  "e2e-http-limits|300|e2e/http-limits.sh"
+  "e2e-hostile|240|e2e/hostile.sh"
+  "e2e-web-security|300|e2e/web-security.sh"
+  "e2e-top-tmux|180|e2e/top-tmux.sh"
+  "e2e-on-call-views|180|e2e/on-call-views.sh"
+  "e2e-real-clients-sip|420|e2e/real-clients-sip.sh"
+  "e2e-real-clients-webrtc|360|e2e/real-clients-webrtc.sh"
   "install|900|scripts/check-install.sh"
-  "e2e-systemd-unit|600|tests/e2e/systemd-unit.sh"
+  "e2e-systemd-unit|600|e2e/systemd-unit.sh"
   "fuzz|600|scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
 )
 
@@ -48,7 +49,7 @@ failed=()
 for stage in "${stages[@]}"; do
   IFS='|' read -r name seconds command <<<"$stage"
   if [ ${#selected[@]} -gt 0 ] && [[ ! " ${selected[*]} " == *" $name "* ]]; then continue; fi
-  if [[ $command == tests/e2e/* ]] && [ ! -e "${command%% *}" ]; then continue; fi
+  if [[ $command == e2e/* ]] && [ ! -e "${command%% *}" ]; then continue; fi
   left=$((budget - ($(date +%s) - started)))
   if [ "$left" -le 0 ]; then
     summary+=("$(printf '%-22s %-9s %6s' "$name" "not run" "-")")

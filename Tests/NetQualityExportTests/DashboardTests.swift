@@ -7,11 +7,14 @@ import XCTest
 final class DashboardTests: XCTestCase {
   static let datasource = "${datasource}"
 
-  func testThereAreTheThreeDashboards() throws {
+  func testThereAreTheFourDashboards() throws {
     let titles = try OperatorsKit.dashboards().compactMap { $0.json["title"] as? String }
     XCTAssertEqual(
       Set(titles),
-      ["netquality / Overview", "netquality / Peer detail", "netquality / Agent health"])
+      [
+        "netquality / Overview", "netquality / Peer detail", "netquality / Agent health",
+        "netquality / Fleet",
+      ])
   }
 
   func testDashboardsProvisionWithoutInputs() throws {

@@ -112,7 +112,7 @@ final class FleetMetricsTests: XCTestCase {
         state: .firing, start: Self.time, summary: "disk full"))
     let text = Self.tickMetrics(peers: 1_000, limit: 10, alerts: alerts)
     XCTAssertEqual(
-      Self.samples(text, "netquality_firing_alerts").map(\.value), [1_000, 1])
+      Self.samples(text, "netquality_alerts_by_rule").map(\.value), [1_000, 1])
     // The 10 peers with series, and the alert about no peer.
     XCTAssertEqual(Self.samples(text, "netquality_alerts_firing").count, 11)
   }

@@ -3,7 +3,7 @@ import NetQualityCore
 /// The agent's alerts firing now: counted by rule for every peer, and listed one by one for the
 /// peers with series of their own (and alerts about no peer), within the same budget.
 public struct AlertCollector: MetricsCollector {
-  public static let families: [MetricFamily] = [.firingAlerts, .alertsFiring]
+  public static let families: [MetricFamily] = [.alertsByRule, .alertsFiring]
 
   public var alerts: [Alert]
   /// The peers with series of their own when some have none (`PeerCollector.seriesPeers`);
@@ -16,14 +16,14 @@ public struct AlertCollector: MetricsCollector {
   }
 
   public func collect(into out: inout MetricsWriter) {
-    out.family(.firingAlerts)
+    out.family(.alertsByRule)
     var byRule: [String: (severity: String, count: Int)] = [:]
     for alert in alerts {
       byRule[alert.rule, default: (alert.severity.rawValue, 0)].count += 1
     }
     for (rule, entry) in byRule.sorted(by: { $0.key < $1.key }) {
       out.sample(
-        .firingAlerts, [("alertname", rule), ("severity", entry.severity)], Double(entry.count))
+        .alertsByRule, [("alertname", rule), ("severity", entry.severity)], Double(entry.count))
     }
     out.family(.alertsFiring)
     for alert in alerts.sorted(by: { $0.id < $1.id }) {
@@ -38,9 +38,9 @@ public struct AlertCollector: MetricsCollector {
 // MARK: The families
 
 extension MetricFamily {
-  public static let firingAlerts = gauge(
-    "netquality_firing_alerts", labels: ["alertname", "severity"],
-    "Alerts firing now, by rule and severity (every peer).")
+  public static let alertsByRule = gauge(
+    "netquality_alerts_by_rule", labels: ["alertname", "severity"],
+    "Alerts firing now, counted by rule and severity (every peer; one series per rule).")
   public static let alertsFiring = gauge(
     "netquality_alerts_firing", labels: ["alertname", "severity", "peer", "direction", "kind"],
     "Alerts firing now, by rule, peer and direction (peers with series of their own).")

@@ -1,0 +1,131 @@
+# Shared by the end-to-end scripts: waits that always end. Source it.
+#
+#   stop_process PID...         SIGINT (2 s), then SIGTERM (STOP_GRACE seconds, default 5),
+#                               then SIGKILL, to the processes and their descendants, all at
+#                               once; reaps them; never waits forever.
+#   wait_until SECONDS WHAT CMD...
+#                               runs CMD every 0.2 s until it succeeds; after SECONDS prints
+#                               "FAIL timed out after SECONDS s waiting for WHAT" and returns 1.
+#   wait_exit SECONDS PID       waits for PID to exit on its own; 1 if it did not in time.
+#   run_for SECONDS CMD...      runs CMD in the foreground with a deadline (the same escalation
+#                               on its whole process group); its status, or 124 on timeout.
+#   spawn CMD...                starts CMD in the background with SIGINT at its default (a
+#                               script's background jobs otherwise ignore it); $! is its pid.
+#   skip_without_namespaces NAME NEEDS
+#                               exits 0 with a printed reason when not root (NAME: what is
+#                               skipped, NEEDS: what root is needed for) or without namespaces.
+#   check DESCRIPTION CMD...    runs CMD; prints "ok   DESCRIPTION" or "FAIL DESCRIPTION" and
+#                               counts the failures in $failures.
+
+STOP_GRACE=${STOP_GRACE:-5}
+
+# True while PID is alive and not a zombie (a child not yet reaped counts as exited).
+alive() {
+  local state
+  state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  [[ $state != Z* ]]
+}
+
+wait_exit() {
+  local seconds=$1 pid=$2 deadline
+  deadline=$(($(date +%s%N) + seconds * 1000000000))
+  while alive "$pid"; do
+    [ "$(date +%s%N)" -lt "$deadline" ] || return 1
+    sleep 0.1
+  done
+  return 0
+}
+
+# The processes `ip netns exec` (and other launchers) started: PID and its descendants, so a
+# signal reaches gst-launch itself and not only the wrapper.
+descendants() {
+  local pid child
+  for pid in "$@"; do
+    echo "$pid"
+    for child in $(ps -o pid= --ppid "$pid" 2>/dev/null); do descendants "$child"; done
+  done
+}
+
+# A process started with plain `&` ignores SIGINT (POSIX: background jobs of a non-interactive
+# shell), so the SIGINT step is short; SIGTERM gets the full grace. Start with `spawn` what
+# should stop gracefully on SIGINT.
+stop_process() {
+  local signal pid pids=() living deadline grace
+  for pid in "$@"; do
+    [ -n "$pid" ] && pids+=($(descendants "$pid"))
+  done
+  [ ${#pids[@]} -gt 0 ] || return 0
+  for signal in INT TERM KILL; do
+    living=()
+    for pid in "${pids[@]}"; do alive "$pid" && living+=("$pid"); done
+    [ ${#living[@]} -gt 0 ] || break
+    [ "$signal" = KILL ] && echo "     note: SIGKILL for ${living[*]}" >&2
+    kill -s "$signal" "${living[@]}" 2>/dev/null || true
+    case $signal in INT) grace=2 ;; *) grace=$STOP_GRACE ;; esac
+    # One deadline for all of them: they stop in parallel.
+    deadline=$(($(date +%s%N) + grace * 1000000000))
+    while [ "$(date +%s%N)" -lt "$deadline" ]; do
+      living=()
+      for pid in "${pids[@]}"; do alive "$pid" && living+=("$pid"); done
+      [ ${#living[@]} -gt 0 ] || break
+      sleep 0.1
+    done
+  done
+  # Reap our own children so no zombie is left; each has exited by now, so this is quick.
+  for pid in "$@"; do wait "$pid" 2>/dev/null || true; done
+}
+
+spawn() {
+  env --default-signal=INT "$@" &
+}
+
+wait_until() {
+  local seconds=$1 what=$2 deadline
+  shift 2
+  deadline=$(($(date +%s%N) + seconds * 1000000000))
+  until "$@" >/dev/null 2>&1; do
+    if [ "$(date +%s%N)" -ge "$deadline" ]; then
+      echo "FAIL timed out after $seconds s waiting for $what"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+run_for() {
+  local seconds=$1 pid status
+  shift
+  # A background job of a script starts with SIGINT ignored; the stage gets it back so that
+  # the first signal of the escalation can end it gracefully (traps run, captures flush).
+  setsid env --default-signal=INT "$@" &
+  pid=$!
+  if wait_exit "$seconds" "$pid"; then
+    wait "$pid" && status=0 || status=$?
+    return "$status"
+  fi
+  echo "FAIL timed out after $seconds s: $*"
+  for signal in INT TERM KILL; do
+    kill -s "$signal" -- "-$pid" 2>/dev/null || true
+    wait_exit "$STOP_GRACE" "$pid" && break
+  done
+  wait "$pid" 2>/dev/null || true
+  return 124
+}
+
+skip_without_namespaces() {
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP $1: needs root for $2"
+    exit 0
+  fi
+  if ! ip netns list >/dev/null 2>&1; then
+    echo "SKIP $1: this kernel or container has no network namespaces"
+    exit 0
+  fi
+}
+
+failures=0
+check() {
+  local description=$1
+  shift
+  if "$@"; then echo "ok   $description"; else echo "FAIL $description"; failures=$((failures + 1)); fi
+}
