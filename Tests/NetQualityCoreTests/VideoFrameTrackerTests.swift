@@ -109,12 +109,37 @@ final class VideoFrameTrackerTests: XCTestCase {
     XCTAssertEqual(tracker.counts.framesReceived, 19)
     // Two retransmitted packets of frame 10, one of frame 9 (received already), one from the
     // future: frame 10 counts once.
-    tracker.noteRetransmission(timestamp: base &+ 10 * 3000)
-    tracker.noteRetransmission(timestamp: base &+ 10 * 3000)
-    tracker.noteRetransmission(timestamp: base &+ 9 * 3000)
-    tracker.noteRetransmission(timestamp: base &+ 30 * 3000)
+    tracker.noteRetransmission(timestamp: base &+ 10 * 3000, arrivalNanoseconds: sender.nanoseconds)
+    tracker.noteRetransmission(timestamp: base &+ 10 * 3000, arrivalNanoseconds: sender.nanoseconds)
+    tracker.noteRetransmission(timestamp: base &+ 9 * 3000, arrivalNanoseconds: sender.nanoseconds)
+    tracker.noteRetransmission(timestamp: base &+ 30 * 3000, arrivalNanoseconds: sender.nanoseconds)
     XCTAssertEqual(tracker.counts.framesReceived, 20)
     XCTAssertEqual(tracker.counts.framesRetransmitted, 1)
+  }
+
+  /// After a blackout the receiver asks (NACK) for what it missed; a frame that comes back by
+  /// retransmission arrives then, and a freeze ends with the first frame, new or repaired.
+  func testARetransmittedFrameEndsAFreezeAsItArrives() {
+    var tracker = VideoFrameTracker()
+    var sender = Sender()
+    let base = sender.timestamp
+    // 30 frames, then 0.5 s whose frames (30...44) are all lost, then frame 45 at 1.5 s.
+    sender.send(frames: 46, into: &tracker) { frame, _ in (30...44).contains(frame) }
+    XCTAssertEqual(tracker.counts.freezes, 1)
+    // Frame 29 arrived at 0.967 s, frame 45 at 1.5 s: one freeze of 0.533 s.
+    XCTAssertEqual(tracker.counts.freezesSeconds, 16.0 / 30, accuracy: 1e-3)
+    // The 15 lost frames come back 2 ms after frame 45, 1 ms apart: short intervals, no freeze.
+    let arrival = sender.nanoseconds - 33_333_333 + 2_000_000
+    for frame in 30...44 {
+      tracker.noteRetransmission(
+        timestamp: base &+ UInt32(frame) * 3000,
+        arrivalNanoseconds: arrival + Int64(frame - 30) * 1_000_000)
+    }
+    XCTAssertEqual(tracker.counts.framesReceived, 46)
+    XCTAssertEqual(tracker.counts.framesRetransmitted, 15)
+    XCTAssertEqual(tracker.counts.freezes, 1)
+    // 31 frames on time (30 intervals) and 15 repaired.
+    XCTAssertEqual(tracker.counts.interFrameIntervals, 30 + 15)
   }
 
   func testLatePacketOfAJudgedFrameStartsNoFrame() {

@@ -113,6 +113,34 @@ final class RepairStreamTests: XCTestCase {
     XCTAssertEqual(windows.map(\.rxRetransmittedPackets).reduce(0, +), 120)
   }
 
+  /// libwebrtc probes the bandwidth on the retransmission stream before the media starts:
+  /// padding packets (P bit) with timestamps of their own, ahead of the media's or before any.
+  /// Under SRTP their padding count is encrypted, so only the P bit tells them; they leave the
+  /// stream's role open, and its first repairs decide it.
+  func testPaddingProbesBeforeTheMediaLeaveTheRepairStreamsRoleOpen() throws {
+    var scenario = Scenario()
+    let probes = (0..<12).map { index in
+      let rtx = PacketBuilder.rtp(
+        payloadType: 97, sequenceNumber: UInt16(6300 + index),
+        timestamp: index == 0 ? 0 : UInt32(500_000 + 400 * index), ssrc: Self.retransmissionSSRC,
+        payloadLength: 0, padding: 255)
+      return (
+        Double(index) * 0.002,
+        PacketBuilder.frame(source: Scenario.remote, destination: Scenario.local, payload: rtx)
+      )
+    }
+    let repairs = Self.videoWithRepairs(
+      &scenario, seconds: 10.1, lost: { $0 % 25 == 12 }, extra: probes)
+    scenario.idle(until: 12)
+    let roles = Dictionary(
+      uniqueKeysWithValues: scenario.engine.analyzer.report().streams.map { ($0.key.ssrc, $0.role) }
+    )
+    XCTAssertEqual(roles[Self.videoSSRC], .media)
+    XCTAssertEqual(roles[Self.retransmissionSSRC], .retransmission)
+    // The probes are the retransmission stream's packets too.
+    XCTAssertEqual(scenario.lastPeer?.rxRetransmittedTotal, Int64(repairs + probes.count))
+  }
+
   /// Two streams of one peer that merely share a flow (bundled audio and video) are both
   /// media, and so is a layer that sends the same frames as its sibling in step (simulcast).
   func testStreamsThatKeepPaceAreMedia() throws {

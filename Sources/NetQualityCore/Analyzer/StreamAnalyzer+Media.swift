@@ -17,8 +17,10 @@ extension StreamAnalyzer {
       if !streams[index].mediaSlot.isNone { releaseMedia(ofStream: index) }
       let repaired = streams[index].repair.repairedIndex
       guard repaired >= 0, streams[Int(repaired)].mediaSlot.isVideo else { return }
+      // A padding packet (a bandwidth probe) repairs nothing.
+      guard !header.padded else { return }
       videoMedia[streams[Int(repaired)].mediaSlot.storeIndex].noteRetransmission(
-        timestamp: header.timestamp)
+        timestamp: header.timestamp, arrivalNanoseconds: arrivalNanoseconds)
       return
     case .fec:
       if !streams[index].mediaSlot.isNone { releaseMedia(ofStream: index) }

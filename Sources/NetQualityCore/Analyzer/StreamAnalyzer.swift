@@ -260,7 +260,11 @@ public struct StreamAnalyzer: Sendable {
     followUp.subtract([.counted, .inOrder])
     if !followUp.isEmpty {
       if followUp.contains(.validated) { confirm(index, by: .sequence) }
-      if followUp.contains(.checkRole) { checkRole(index, timestamp: header.timestamp) }
+      // Padding packets (bandwidth probes: libwebrtc sends them on the RTX stream before any
+      // media, with timestamps of their own) say nothing of what a stream repairs.
+      if followUp.contains(.checkRole) && !header.padded {
+        checkRole(index, timestamp: header.timestamp)
+      }
       if followUp.contains(.inferClock) {
         inferClock(index, header: header, arrivalNanoseconds: arrival)
       }

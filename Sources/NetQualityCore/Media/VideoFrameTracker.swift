@@ -8,7 +8,9 @@
 /// original lost, its first retransmission: `noteRetransmission`), and judged when the next
 /// frame begins: **incomplete** when a packet is missing between the previous frame's marker
 /// and its own, or its marker never came. Frame intervals (for the frame rate, the inter-frame
-/// delay sums and `FreezeDetector`) run from one frame's first packet to the next one's.
+/// delay sums and `FreezeDetector`) run from one frame's arrival to the next one's, a frame
+/// that came by retransmission included: a receiver shows it (after a blackout, Chromium
+/// renders the frames NACKs brought back, and its freeze ends with the first of them).
 ///
 /// Packets of a frame already passed (reordered or late) change nothing: the frame was judged.
 /// A loss at a frame boundary whose marker packet was lost too is charged to the earlier frame
@@ -26,7 +28,8 @@ struct VideoFrameTracker: Sendable {
   private var markerSeen = false
   private var frameIsKey = false
   private var packets: Int32 = 0
-  private var frameStartNanoseconds: Int64 = 0
+  /// When the latest frame arrived (its first packet, or its first retransmission).
+  private var lastFrameNanoseconds: Int64 = 0
   /// The marker of the previous frame, when it was seen: this frame's first packet follows it.
   private var previousMarker: UInt16 = 0
   private var previousMarkerKnown = false
@@ -63,7 +66,7 @@ struct VideoFrameTracker: Sendable {
   /// A packet of the stream's RFC 4588 retransmission stream, which carries the timestamp of
   /// the packet it repairs (RFC 4588 section 4): a frame none of whose packets came is
   /// received now. Not an interval: retransmissions repair the past.
-  mutating func noteRetransmission(timestamp packetTimestamp: UInt32) {
+  mutating func noteRetransmission(timestamp packetTimestamp: UInt32, arrivalNanoseconds: Int64) {
     guard hasFrame, packetTimestamp != timestamp else { return }
     // Only a frame between the oldest one remembered and the current one can be told new.
     let behind = RepairCheck.lag(of: packetTimestamp, behind: timestamp)
@@ -73,28 +76,14 @@ struct VideoFrameTracker: Sendable {
     recent.insert(packetTimestamp)
     counts.framesReceived += 1
     counts.framesRetransmitted += 1
+    frameArrived(at: arrivalNanoseconds)
   }
 
   private mutating func startFrame(
     sequence: UInt16, timestamp packetTimestamp: UInt32, marker: Bool, arrivalNanoseconds: Int64
   ) {
-    if hasFrame {
-      closeFrame()
-      let interval = max(0, arrivalNanoseconds &- frameStartNanoseconds)
-      let seconds = Double(interval) * 1e-9
-      counts.interFrameIntervals += 1
-      counts.totalInterFrameDelaySeconds += seconds
-      counts.totalSquaredInterFrameDelaySeconds += seconds * seconds
-      switch freeze.judge(intervalNanoseconds: interval) {
-      case .smooth: break
-      case .freeze:
-        counts.freezes += 1
-        counts.freezesSeconds += seconds
-      case .pause:
-        counts.pauses += 1
-        counts.pausesSeconds += seconds
-      }
-    }
+    if hasFrame { closeFrame() }
+    frameArrived(at: arrivalNanoseconds)
     hasFrame = true
     timestamp = packetTimestamp
     lowestSequence = sequence
@@ -102,9 +91,28 @@ struct VideoFrameTracker: Sendable {
     markerSeen = marker
     frameIsKey = false
     packets = 1
-    frameStartNanoseconds = arrivalNanoseconds
     recent.insert(packetTimestamp)
     counts.framesReceived += 1
+  }
+
+  /// A frame arrived: the interval since the one before it is judged (`FreezeDetector`).
+  private mutating func frameArrived(at arrivalNanoseconds: Int64) {
+    defer { lastFrameNanoseconds = arrivalNanoseconds }
+    guard hasFrame else { return }
+    let interval = max(0, arrivalNanoseconds &- lastFrameNanoseconds)
+    let seconds = Double(interval) * 1e-9
+    counts.interFrameIntervals += 1
+    counts.totalInterFrameDelaySeconds += seconds
+    counts.totalSquaredInterFrameDelaySeconds += seconds * seconds
+    switch freeze.judge(intervalNanoseconds: interval) {
+    case .smooth: break
+    case .freeze:
+      counts.freezes += 1
+      counts.freezesSeconds += seconds
+    case .pause:
+      counts.pauses += 1
+      counts.pausesSeconds += seconds
+    }
   }
 
   /// Judges the frame that just ended.
