@@ -35,6 +35,9 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var streamTableFull: Int64 = 0
   /// RTCP report blocks about an SSRC with no RTP stream in the capture.
   public var unmatchedReportBlocks: Int64 = 0
+  /// RTCP report blocks whose highest sequence ran further ahead of the last one than their
+  /// stream sent packets (`ReportCoverage`): not about what was sent, not used.
+  public var implausibleReportBlocks: Int64 = 0
   /// Streams forgotten after a long silence (the live agent's memory bound).
   public var forgottenStreams: Int64 = 0
   /// Times the capture clock stepped back and the analysis followed it (see `CaptureClock`).
@@ -72,6 +75,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     case decodeErrorTotal = "decode_errors"
     case streamTableFull = "stream_table_full"
     case unmatchedReportBlocks = "unmatched_report_blocks"
+    case implausibleReportBlocks = "implausible_report_blocks"
     case forgottenStreams = "forgotten_streams"
     case clockSteps = "clock_steps"
     case outOfOrderTimestamps = "out_of_order_timestamps"
@@ -102,6 +106,7 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
     try container.encode(decodeErrors, forKey: .decodeErrors)
     try container.encode(streamTableFull, forKey: .streamTableFull)
     try container.encode(unmatchedReportBlocks, forKey: .unmatchedReportBlocks)
+    try container.encode(implausibleReportBlocks, forKey: .implausibleReportBlocks)
     try container.encode(forgottenStreams, forKey: .forgottenStreams)
     try container.encode(clockSteps, forKey: .clockSteps)
     try container.encode(outOfOrderTimestamps, forKey: .outOfOrderTimestamps)

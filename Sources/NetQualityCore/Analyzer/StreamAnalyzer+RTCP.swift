@@ -100,10 +100,13 @@ extension StreamAnalyzer: RTCPVisitor {
         arrivalNanoseconds: rtcpContext.arrivalNanoseconds)
     let time = CaptureTime(nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds)
     for index in indices {
+      let sent = streams[Int(index)].packets
+      var recorded = true
       updateFeedback(ofStream: index) { feedback in
-        feedback.record(block, at: time)
-        if let roundTrip { feedback.roundTrip.add(roundTrip, at: time) }
+        recorded = feedback.record(block, at: time, streamPackets: sent)
+        if recorded, let roundTrip { feedback.roundTrip.add(roundTrip, at: time) }
       }
+      if !recorded { counters.implausibleReportBlocks += 1 }
     }
   }
 

@@ -17,8 +17,11 @@ public struct ReceptionFeedback: Sendable {
   public var lastCumulativeLost: Int32?
   /// The extended highest sequence number received, of the last report block.
   public var lastExtendedHighestSequence: UInt32?
+  /// The stream's packets the capture had seen when the last report block arrived.
+  var packetsAtLastReport: Int64 = 0
   /// What the last report covers beyond the one before it: the packets it counts and how many
-  /// of them it counts lost (nil for the first report, whose start is unknown).
+  /// of them it counts lost (nil for the first report, whose start is unknown, and for one that
+  /// cannot be read against the one before it: `ReportCoverage.init`).
   public var lastCoverage: ReportCoverage?
   /// Interarrival jitter reported by receivers, in timestamp units.
   public var lastJitterTimestampUnits: UInt32?
@@ -36,7 +39,23 @@ public struct ReceptionFeedback: Sendable {
 
   public init() {}
 
-  mutating func record(_ block: RTCPReportBlock, at time: CaptureTime) {
+  /// Records a report block about the stream, which had sent `streamPackets` when it arrived.
+  /// A block whose highest sequence ran further ahead than the stream sent (`ReportCoverage`)
+  /// is not about what was sent: it changes nothing, and false says so.
+  mutating func record(_ block: RTCPReportBlock, at time: CaptureTime, streamPackets: Int64)
+    -> Bool
+  {
+    var coverage: ReportCoverage?
+    if let previous = lastExtendedHighestSequence {
+      coverage = ReportCoverage(
+        from: (previous, lastCumulativeLost ?? 0),
+        to: (block.extendedHighestSequence, block.cumulativeLost),
+        packetsSent: streamPackets - packetsAtLastReport)
+      let advance = Int32(bitPattern: block.extendedHighestSequence &- previous)
+      if coverage == nil, advance > 0 { return false }
+    }
+    lastCoverage = coverage
+    packetsAtLastReport = streamPackets
     reportBlocks += 1
     previousReportTime = lastReportTime
     lastReportTime = time
@@ -45,15 +64,11 @@ public struct ReceptionFeedback: Sendable {
     let fraction = Double(block.fractionLost) / 256
     lastFractionLost = fraction
     maxFractionLost = max(maxFractionLost ?? 0, fraction)
-    if let previous = lastExtendedHighestSequence {
-      lastCoverage = ReportCoverage(
-        from: (previous, lastCumulativeLost ?? 0),
-        to: (block.extendedHighestSequence, block.cumulativeLost))
-    }
     lastExtendedHighestSequence = block.extendedHighestSequence
     lastCumulativeLost = block.cumulativeLost
     lastJitterTimestampUnits = block.jitter
     maxJitterTimestampUnits = max(maxJitterTimestampUnits ?? 0, block.jitter)
+    return true
   }
 
   mutating func record(_ message: RTCPFeedback) {

@@ -21,17 +21,34 @@ public struct ReportCoverage: Sendable, Equatable {
     self.lost = lost
   }
 
-  /// Between two reports' (extended highest sequence number, cumulative lost). The sequence's
-  /// advance is taken modulo 2^32 and read as signed: a receiver that restarted its count
-  /// goes back, which covers nothing.
-  init(
+  /// RFC 3550 appendix A.1's MAX_DROPOUT: the largest forward jump of the sequence a receiver
+  /// takes as packets lost rather than a restart. A report's highest sequence cannot run ahead
+  /// of the packets the sender sent by more than that.
+  static let maxDropout = Int64(SequenceTracker.maxDropout)
+
+  /// Between two reports' (extended highest sequence number, cumulative lost), given the
+  /// packets the capture saw the stream send between their arrivals; nil when the pair cannot
+  /// be read as one interval:
+  ///
+  /// * the sequence went back (its advance modulo 2^32 read as signed is negative): the
+  ///   receiver restarted its count, or the reports are not one receiver's series;
+  /// * the sequence ran further ahead than the sender sent packets, by more than MAX_DROPOUT:
+  ///   the report block is not about what was sent (heplify_rtp_rtcp_sip_ipv4_udp.pcap: a
+  ///   peer's SR blocks carry 131,074 and 262,148 between RR blocks near 11,332, and read as
+  ///   intervals they counted 250,000 packets in 5 s of a 50 packet/s stream).
+  ///
+  /// The report's own fraction lost still speaks for it (`ReceptionFeedback`).
+  init?(
     from previous: (highestSequence: UInt32, cumulativeLost: Int32),
-    to current: (highestSequence: UInt32, cumulativeLost: Int32)
+    to current: (highestSequence: UInt32, cumulativeLost: Int32),
+    packetsSent: Int64
   ) {
-    packets = max(0, Int32(bitPattern: current.highestSequence &- previous.highestSequence))
+    let advance = Int64(Int32(bitPattern: current.highestSequence &- previous.highestSequence))
+    guard advance >= 0, advance <= max(0, packetsSent) + Self.maxDropout else { return nil }
+    packets = Int32(advance)
     // Both counts are 24-bit (RFC 3550 section 6.4.1): their difference fits.
     let lostAdvance = Int64(current.cumulativeLost) - Int64(previous.cumulativeLost)
-    lost = Int32(min(Int64(packets), max(0, lostAdvance)))
+    lost = Int32(min(advance, max(0, lostAdvance)))
   }
 
   /// Lost over covered, 0 when nothing is covered.
