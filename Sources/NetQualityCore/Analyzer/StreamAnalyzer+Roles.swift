@@ -21,6 +21,7 @@ extension StreamAnalyzer {
     // the first one seen (the earliest start; the lower index between equals).
     let flow = FlowKey(key)
     var matchedStart = Int64.max
+    var ahead = false
     for other in streamsByFlow.candidates(tag: flow.tableTag)
     where other != index && FlowKey(streams[other].key) == flow {
       guard streams[other].role == .media, streams[other].packets > 0 else { continue }
@@ -33,7 +34,20 @@ extension StreamAnalyzer {
         matched = Int32(other)
         matchedStart = start
         lag = behind
+      } else if behind < 0 && Double(-behind) <= window {
+        ahead = true
       }
+    }
+    if matched < 0 && ahead {
+      // Ahead of the media, within the window: a repair of frames an outage took before the
+      // capture point saw any of them, arriving before the media's next new frame (libwebrtc's
+      // pacer sends retransmissions first). It proves nothing either way.
+      if check.isDecided {
+        streams[index].role =
+          check.repairedIndex >= 0 && check.sawOlderTimestamp ? .retransmission : .media
+      }
+      streams[index].repair = check
+      return
     }
     if matched < 0 || (check.repairedIndex >= 0 && check.repairedIndex != matched) {
       check.packetsChecked = RepairCheck.packetsToDecide

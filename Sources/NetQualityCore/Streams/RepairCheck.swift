@@ -4,8 +4,10 @@
 /// Each of a new stream's first `packetsToDecide` packets is compared with its siblings (other
 /// streams of the same source and destination). A packet whose timestamp is at most
 /// `lookBackSeconds` behind a sibling's highest timestamp (and not ahead of it) matches that
-/// sibling; the first packet that matches none, or another sibling, makes the stream media for
-/// good. Independent streams start at random timestamps (RFC 3550 section 5.1), so a chance
+/// sibling; a packet ahead of a sibling's highest by at most the same window proves nothing
+/// (a repair of frames an outage took before the capture point saw any of them, sent before the
+/// media's next new frame); the first packet that matches none, or another sibling, makes the
+/// stream media for good. Independent streams start at random timestamps (RFC 3550 section 5.1), so a chance
 /// match has a probability of about 5 s × 90 kHz / 2^32 ≈ 1e-4 for the first packet. A stream that
 /// matched every packet is a retransmission if at least one packet was strictly behind (a
 /// repair of an older packet); one that only ever kept pace is media (e.g. a simulcast layer
