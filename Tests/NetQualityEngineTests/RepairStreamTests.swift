@@ -141,6 +141,32 @@ final class RepairStreamTests: XCTestCase {
     XCTAssertEqual(scenario.lastPeer?.rxRetransmittedTotal, Int64(repairs + probes.count))
   }
 
+  /// libwebrtc's payload padding: before any repair the retransmission stream repeats the
+  /// newest frame's packets (as many as 8 in a row in Chromium's calls). Packets at the media's
+  /// pace prove nothing; the first repairs decide.
+  func testPayloadPaddingAtTheMediasPaceLeavesTheRoleOpen() throws {
+    var scenario = Scenario()
+    let padding = (0..<10).map { index in
+      // Frame 3 + index arrived at (3 + index) / 30 s; its repeat 2 ms later.
+      let frame = 3 + index
+      let rtx = PacketBuilder.rtp(
+        payloadType: 97, sequenceNumber: UInt16(5000 + index),
+        timestamp: UInt32(500_000 + frame * 3000), ssrc: Self.retransmissionSSRC,
+        payloadLength: 900)
+      return (
+        Double(frame) / 30 + 0.002,
+        PacketBuilder.frame(source: Scenario.remote, destination: Scenario.local, payload: rtx)
+      )
+    }
+    Self.videoWithRepairs(&scenario, seconds: 10.1, lost: { $0 % 25 == 12 }, extra: padding)
+    scenario.idle(until: 12)
+    let roles = Dictionary(
+      uniqueKeysWithValues: scenario.engine.analyzer.report().streams.map { ($0.key.ssrc, $0.role) }
+    )
+    XCTAssertEqual(roles[Self.videoSSRC], .media)
+    XCTAssertEqual(roles[Self.retransmissionSSRC], .retransmission)
+  }
+
   /// After an outage the receiver asks for what it missed, and the sender's retransmissions may
   /// reach the capture point before its next new frame: the first repairs are ahead of
   /// everything the media stream showed. They leave the role open; the later ones decide it.
