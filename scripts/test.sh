@@ -38,6 +38,7 @@ stages=(
   "e2e-on-call-views|180|e2e/on-call-views.sh"
   "e2e-real-clients-sip|420|e2e/real-clients-sip.sh"
   "e2e-real-clients-webrtc|360|e2e/real-clients-webrtc.sh"
+  "e2e-media-truth|480|e2e/media-truth.sh"
   "install|900|scripts/check-install.sh"
   "e2e-systemd-unit|600|e2e/systemd-unit.sh"
   "fuzz|600|scripts/fuzz.sh ${FUZZ_SECONDS:-60}"

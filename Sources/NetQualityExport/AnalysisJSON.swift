@@ -9,7 +9,10 @@ public enum AnalysisJSON {
   {
     let document = Document(
       file: file, readError: readError, capture: report.capture,
-      streams: report.streams.map(StreamJSON.init))
+      streams: report.streams.map(StreamJSON.init),
+      feedback: report.feedbackByPair.filter { !$0.value.isEmpty }.sorted {
+        ($0.key.source, $0.key.destination) < ($1.key.source, $1.key.destination)
+      }.map { FeedbackJSON(pair: $0.key, counts: $0.value) })
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     // Encoding names and CNAMEs come from the wire: no raw control character of theirs.
@@ -21,12 +24,14 @@ public enum AnalysisJSON {
     var readError: String?
     var capture: CaptureCounters
     var streams: [StreamJSON]
+    var feedback: [FeedbackJSON]
 
     enum CodingKeys: String, CodingKey {
       case file
       case capture
       case streams
       case readError = "read_error"
+      case feedback = "rtcp_feedback"
     }
 
     func encode(to encoder: Encoder) throws {
@@ -35,6 +40,39 @@ public enum AnalysisJSON {
       try container.encode(readError, forKey: .readError)
       try container.encode(capture, forKey: .capture)
       try container.encode(streams, forKey: .streams)
+      try container.encode(feedback, forKey: .feedback)
+    }
+  }
+
+  /// RTCP feedback one address sent another (docs/media.md).
+  struct FeedbackJSON: Encodable {
+    let pair: AddressPair
+    let counts: FeedbackCounts
+
+    enum Keys: String, CodingKey {
+      case from, to
+      case nack = "nack_count"
+      case nacked = "nacked_packets"
+      case pli = "pli_count"
+      case fir = "fir_count"
+      case remb = "remb_count"
+      case rembBPS = "remb_bps"
+      case transportCC = "transport_cc_count"
+      case encrypted = "encrypted_count"
+    }
+
+    func encode(to encoder: Encoder) throws {
+      var c = encoder.container(keyedBy: Keys.self)
+      try c.encode(pair.source.description, forKey: .from)
+      try c.encode(pair.destination.description, forKey: .to)
+      try c.encode(counts.nackMessages, forKey: .nack)
+      try c.encode(counts.nackedPackets, forKey: .nacked)
+      try c.encode(counts.pictureLossIndications, forKey: .pli)
+      try c.encode(counts.fullIntraRequests, forKey: .fir)
+      try c.encode(counts.estimateMessages, forKey: .remb)
+      try c.encode(counts.lastEstimateBitsPerSecond, forKey: .rembBPS)
+      try c.encode(counts.transportFeedbackMessages, forKey: .transportCC)
+      try c.encode(counts.encryptedMessages, forKey: .encrypted)
     }
   }
 
@@ -86,6 +124,7 @@ public enum AnalysisJSON {
       case rttMax = "rtt_max_ms"
       case rttSamples = "rtt_samples"
       case rtcp
+      case media
     }
 
     func encode(to encoder: Encoder) throws {
@@ -128,6 +167,8 @@ public enum AnalysisJSON {
       try c.encode(milliseconds(roundTrip.maxSeconds), forKey: .rttMax)
       try c.encode(roundTrip.samples, forKey: .rttSamples)
       try c.encode(RTCPJSON(stream: stream), forKey: .rtcp)
+      try c.encode(
+        stream.media.map { MediaCountsJSON(counts: $0, isVideo: stream.isVideo) }, forKey: .media)
     }
   }
 
@@ -170,6 +211,35 @@ public enum AnalysisJSON {
       try c.encode(feedback.fullIntraRequests, forKey: .fir)
       try c.encode(feedback.lastREMBBitsPerSecond, forKey: .remb)
       try c.encode(feedback.voipMetrics.map(VoIPMetricsJSON.init), forKey: .voip)
+    }
+  }
+
+  /// A stream's media experience (docs/media.md): `MediaJSON.video` or `.audio`.
+  struct MediaCountsJSON: Encodable {
+    let counts: MediaCounts
+    let isVideo: Bool
+
+    struct Key: CodingKey {
+      var stringValue: String
+      var intValue: Int? { nil }
+      init(stringValue: String) { self.stringValue = stringValue }
+      init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: Encoder) throws {
+      var c = encoder.container(keyedBy: Key.self)
+      try c.encode(isVideo ? "video" : "audio", forKey: Key(stringValue: "kind"))
+      if isVideo {
+        try c.encode(
+          MediaTable.framesPerSecond(counts), forKey: Key(stringValue: "frames_per_second"))
+      }
+      for (name, value) in isVideo ? MediaJSON.video(counts) : MediaJSON.audio(counts) {
+        switch value {
+        case .integer(let number): try c.encode(number, forKey: Key(stringValue: name))
+        case .number(let number): try c.encode(number, forKey: Key(stringValue: name))
+        default: try c.encodeNil(forKey: Key(stringValue: name))
+        }
+      }
     }
   }
 

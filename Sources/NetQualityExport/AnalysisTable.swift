@@ -51,6 +51,7 @@ public enum AnalysisTable {
     }
     lines.append(contentsOf: layout(columns))
     lines.append(contentsOf: notes.sorted())
+    lines.append(contentsOf: MediaTable.lines(report))
     let capture = report.capture
     lines.append(
       "capture: \(capture.frames) packets, \(capture.udpDatagrams) UDP, \(capture.rtpPackets) RTP, "

@@ -70,7 +70,16 @@ public enum DashboardFrame {
 
   /// The heading and a row per peer, each column padded to its widest cell.
   static func table(_ peers: [PeerSnapshot], at time: CaptureTime) -> [String] {
-    let rows = peers.map { cells($0, at: time) }
+    // A video column when a shown peer sends us video (docs/media.md): frames a second in the
+    // tick and freezes so far.
+    let video = peers.contains { ($0.media?.rx.videoStreams ?? 0) > 0 }
+    var columns = Self.columns
+    if video { columns.insert(videoColumn, at: videoColumnIndex) }
+    let rows = peers.map { peer in
+      var row = cells(peer, at: time)
+      if video { row.insert(videoCell(peer), at: videoColumnIndex) }
+      return row
+    }
     var widths = columns.map { max($0.title.count, $0.width) }
     for row in rows {
       for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
@@ -97,6 +106,17 @@ public enum DashboardFrame {
     ("RX LOSS", 7, true), ("RX JITTER", 9, true), ("TX LOSS", 7, true), ("RTT", 8, true),
     ("SOURCE", 9, false), ("STATE", 12, false), ("FOR", 0, false),
   ]
+
+  /// The video column, after RTT, when a peer shown has incoming video.
+  static let videoColumn = (title: "RX VIDEO", width: 14, right: true)
+  static let videoColumnIndex = 8
+
+  /// "29.5 fps 2 frz": the rx video's frames a second in the tick and its freezes so far.
+  static func videoCell(_ peer: PeerSnapshot) -> String {
+    guard let media = peer.media?.rx, media.videoStreams > 0 else { return "-" }
+    let fps = media.framesPerSecond.map { DecimalText.fixed($0, places: 1) } ?? "-"
+    return "\(fps) fps \(media.total.freezes) frz"
+  }
 
   static func cells(_ peer: PeerSnapshot, at time: CaptureTime) -> [String] {
     [

@@ -48,6 +48,8 @@ public enum StatusPage {
     public init() {}
 
     public var others: Int { max(0, peerCount - rows.count) }
+    /// A video column (frames a second, freezes: docs/media.md) when a row has incoming video.
+    public var showsVideo: Bool { rows.contains { ($0.peer.media?.rx.videoStreams ?? 0) > 0 } }
   }
 
   /// Alerts listed at most; the rest are counted, with a link to the API.
@@ -88,7 +90,8 @@ public enum StatusPage {
     if !model.rows.isEmpty {
       html += """
         <table class="peers"><thead><tr><th>Peer</th><th>RX</th><th>TX</th><th>MOS</th>\
-        <th>RX loss</th><th>RX jitter</th><th>TX loss</th><th>RTT</th><th>Source</th>\
+        <th>RX loss</th><th>RX jitter</th><th>TX loss</th><th>RTT</th>\
+        \(model.showsVideo ? "<th>RX video</th>" : "")<th>Source</th>\
         <th>State</th><th>For</th><th>\(chartHeading(model))</th></tr></thead><tbody>
 
         """
@@ -129,6 +132,7 @@ public enum StatusPage {
       <td class="n">\(milliseconds(peer.rx.inputs?.jitterMilliseconds))</td>\
       <td class="n">\(percent(peer.tx.inputs?.lossRatio))</td>\
       <td class="n">\(milliseconds(peer.roundTripMilliseconds))</td>\
+      \(model.showsVideo ? "<td class=\"n\">\(HTMLText.escape(DashboardFrame.videoCell(peer)))</td>" : "")\
       <td>\(HTMLText.escape(DashboardFrame.source(peer)))</td>\
       <td>\(HTMLText.escape(peer.state.rawValue))</td>\
       <td class="since" title="since \(peer.stateSince.rfc3339)">\(age(peer.stateSince, model.time))</td>\

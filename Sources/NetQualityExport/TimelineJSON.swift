@@ -72,6 +72,8 @@ public enum TimelineJSON {
       ("rx", direction(peer.rx)),
       ("tx", direction(peer.tx)),
       ("probe", peer.probe.map(probe) ?? .null),
+      // Media experience beside the levels (docs/media.md).
+      ("media", MediaJSON.peer(peer.media)),
     ])
   }
 
@@ -165,7 +167,9 @@ public enum TimelineJSON {
 
 extension TimelineJSON {
   /// One stream's window, for the JSON API.
-  public static func stream(_ stream: StreamWindow) -> JSONValue {
+  /// A stream's window, with its media experience when it has one (docs/media.md).
+  public static func stream(_ stream: StreamWindow, media: StreamMediaSnapshot? = nil) -> JSONValue
+  {
     .object([
       ("src", .string(stream.key.source.address.description)),
       ("src_port", .integer(Int64(stream.key.source.port))),
@@ -186,6 +190,7 @@ extension TimelineJSON {
       ("rtt_ms", .optional(stream.roundTripMilliseconds)),
       ("packets_total", .integer(stream.packetsTotal)),
       ("lost_total", .integer(stream.lostTotal)),
+      ("media", media.map(MediaJSON.stream) ?? .null),
     ])
   }
 }

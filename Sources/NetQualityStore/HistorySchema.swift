@@ -227,9 +227,24 @@ public enum HistorySchema {
           ) WITHOUT ROWID;
           """)
     }
+    // Media experience beside the levels (docs/media.md): each tick's window, NULL for a peer
+    // without video, audio tracking or feedback that way.
+    migrator.registerMigration(mediaVersion) { db in
+      for column in [
+        "rx_video_frames INTEGER", "rx_video_fps REAL", "rx_video_freezes INTEGER",
+        "rx_video_freeze_s REAL", "rx_video_pauses INTEGER", "rx_video_pause_s REAL",
+        "tx_video_frames INTEGER", "tx_video_fps REAL", "tx_video_freezes INTEGER",
+        "tx_video_freeze_s REAL", "rx_audio_concealed_s REAL", "tx_audio_concealed_s REAL",
+        "rx_nacks INTEGER", "rx_plis INTEGER", "tx_nacks INTEGER", "tx_plis INTEGER",
+      ] {
+        try db.execute(sql: "ALTER TABLE peer_ticks ADD COLUMN \(column)")
+      }
+    }
     return migrator
   }
 
+  static let mediaVersion = "v6: media experience in peer ticks"
+
   /// The newest migration: a database that has it is current.
-  public static let currentVersion = "v5: hour aggregates and each hour's worst minutes"
+  public static let currentVersion = mediaVersion
 }

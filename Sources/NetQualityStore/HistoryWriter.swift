@@ -120,18 +120,52 @@ public final class HistoryWriter {
       sql: """
         INSERT OR REPLACE INTO peer_ticks (time, peer_id, state, tx_level, rx_level, tx_source,
           rx_source, tx_mos, rx_mos, tx_loss_ratio, rx_loss_ratio, tx_jitter_ms, rx_jitter_ms,
-          rtt_ms, rtt_source, rx_packets, rx_lost, tx_packets, rx_bitrate_bps, streams)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          rtt_ms, rtt_source, rx_packets, rx_lost, tx_packets, rx_bitrate_bps, streams,
+          rx_video_frames, rx_video_fps, rx_video_freezes, rx_video_freeze_s, rx_video_pauses,
+          rx_video_pause_s, tx_video_frames, tx_video_fps, tx_video_freezes, tx_video_freeze_s,
+          rx_audio_concealed_s, tx_audio_concealed_s, rx_nacks, rx_plis, tx_nacks, tx_plis)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+          ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
-    ).execute(arguments: [
-      time, id, HistoryCodes.code(peer.state), peer.tx.level.rawValue, peer.rx.level.rawValue,
-      HistoryCodes.code(peer.tx.source), HistoryCodes.code(peer.rx.source),
-      peer.tx.meanOpinionScore, peer.rx.meanOpinionScore, peer.tx.inputs?.lossRatio,
-      peer.rx.inputs?.lossRatio, peer.tx.inputs?.jitterMilliseconds,
-      peer.rx.inputs?.jitterMilliseconds, peer.roundTripMilliseconds,
-      HistoryCodes.code(peer.roundTripSource), peer.rxPackets, peer.rxLost, peer.txPackets,
-      peer.rxBitsPerSecond, peer.streams,
-    ])
+    ).execute(
+      arguments: [
+        time, id, HistoryCodes.code(peer.state), peer.tx.level.rawValue, peer.rx.level.rawValue,
+        HistoryCodes.code(peer.tx.source), HistoryCodes.code(peer.rx.source),
+        peer.tx.meanOpinionScore, peer.rx.meanOpinionScore, peer.tx.inputs?.lossRatio,
+        peer.rx.inputs?.lossRatio, peer.tx.inputs?.jitterMilliseconds,
+        peer.rx.inputs?.jitterMilliseconds, peer.roundTripMilliseconds,
+        HistoryCodes.code(peer.roundTripSource), peer.rxPackets, peer.rxLost, peer.txPackets,
+        peer.rxBitsPerSecond, peer.streams,
+      ] + Self.mediaArguments(peer.media))
+  }
+
+  /// The media columns of a peer's row (docs/media.md): NULL where the peer has none.
+  static func mediaArguments(_ media: PeerMedia?) -> StatementArguments {
+    func video(_ direction: DirectionMedia?) -> [(any DatabaseValueConvertible)?] {
+      guard let direction, direction.videoStreams > 0 else { return [nil, nil, nil, nil] }
+      return [
+        direction.window.framesReceived, direction.framesPerSecond, direction.window.freezes,
+        direction.window.freezesSeconds,
+      ]
+    }
+    func audio(_ direction: DirectionMedia?) -> Double? {
+      guard let direction, direction.audioStreams > 0 else { return nil }
+      return direction.window.concealedSeconds
+    }
+    func feedback(_ direction: DirectionMedia?) -> [(any DatabaseValueConvertible)?] {
+      guard let direction, !direction.feedbackTotal.isEmpty else { return [nil, nil] }
+      return [
+        direction.feedbackWindow.nackMessages, direction.feedbackWindow.pictureLossIndications,
+      ]
+    }
+    let rx = media?.rx
+    let rxVideo = video(rx)
+    let pauses: [(any DatabaseValueConvertible)?] =
+      (rx?.videoStreams ?? 0) > 0 ? [rx?.window.pauses, rx?.window.pausesSeconds] : [nil, nil]
+    let values: [(any DatabaseValueConvertible)?] =
+      rxVideo + pauses + video(media?.tx) + [audio(rx), audio(media?.tx)] + feedback(rx)
+      + feedback(media?.tx)
+    return StatementArguments(values)
   }
 
   private func insertStreamRow(_ stream: StreamWindow, id: Int64, time: Double, db: Database)

@@ -34,6 +34,10 @@ struct TopView {
     var rtt: Double?
     /// What measured the peer: rtp, probe or rtp+probe.
     var source: String
+    /// Incoming video (docs/media.md): frames a second in the tick, freezes so far; nil
+    /// without video.
+    var videoFramesPerSecond: Double? = nil
+    var videoFreezes: Int? = nil
   }
 
   var color: Bool
@@ -104,13 +108,18 @@ struct TopView {
     hostTx = host?["tx_quality"] as? Int ?? 0
     time = document["time"] as? Double
     rows = (document["peers"] as? [[String: Any]] ?? []).map { peer in
-      Row(
+      let video =
+        (((peer["media"] as? [String: Any])?["rx"] as? [String: Any])?["video"])
+        as? [String: Any]
+      return Row(
         peer: peer["peer"] as? String ?? "?", state: peer["state"] as? String ?? "?",
         rx: peer["rx_quality"] as? Int ?? 0, tx: peer["tx_quality"] as? Int ?? 0,
         mos: peer["mos"] as? Double, loss: peer["rx_loss_ratio"] as? Double,
         txLoss: peer["tx_loss_ratio"] as? Double,
         jitter: peer["rx_jitter_ms"] as? Double, rtt: peer["rtt_ms"] as? Double,
-        source: (peer["sources"] as? [String]).map { $0.joined(separator: "+") } ?? "-")
+        source: (peer["sources"] as? [String]).map { $0.joined(separator: "+") } ?? "-",
+        videoFramesPerSecond: video?["frames_per_second"] as? Double,
+        videoFreezes: video.map { ($0["total"] as? [String: Any])?["freeze_count"] as? Int ?? 0 })
     }
     total = document["total"] as? Int
     alertsFiring = document["alerts_firing"] as? Int
@@ -216,6 +225,12 @@ struct TopView {
     Column(title: "SOURCE", width: 9, right: false, keep: 8) { _, row in
       TerminalText.sanitized(row.source)
     },
+    // Only when a peer shown sends video (`layout(width:names:video:)`).
+    Column(title: "VIDEO", width: 14, right: true, keep: 10) { _, row in
+      guard let freezes = row.videoFreezes else { return "-" }
+      let fps = row.videoFramesPerSecond.map { String(format: "%.1f", $0) } ?? "-"
+      return "\(fps) fps \(freezes) frz"
+    },
   ]
 
   /// The peer column at least this wide (an IPv4 address and a space), at most this much.
@@ -224,10 +239,14 @@ struct TopView {
   /// The columns that fit `width` terminal columns, and the peer column's width: columns by
   /// `keep` while they fit beside the narrowest peer column, then the peer column widened to
   /// its longest name as far as room allows.
-  static func layout(width: Int, names: [String]) -> (columns: [Column], peerWidth: Int) {
+  static func layout(width: Int, names: [String], video: Bool = false)
+    -> (columns: [Column], peerWidth: Int)
+  {
     var room = width - peerWidth.lowerBound
     var kept: Set<String> = ["PEER"]
-    for column in columns.filter({ $0.width > 0 }).sorted(by: { $0.keep < $1.keep }) {
+    for column in columns.filter({ $0.width > 0 && (video || $0.title != "VIDEO") }).sorted(by: {
+      $0.keep < $1.keep
+    }) {
       guard room >= column.width + 1 else { continue }
       room -= column.width + 1
       kept.insert(column.title)
@@ -255,7 +274,9 @@ struct TopView {
     lines.append("rx: " + Self.levelCounts(rxLevels) + "   tx: " + Self.levelCounts(txLevels))
     if let error { lines.append("! " + TerminalText.sanitized(error)) }
     let shown = Array(shownRows.prefix(max(0, size.rows - lines.count - 1)))
-    let (columns, peerWidth) = Self.layout(width: size.columns, names: shown.map(\.peer))
+    let (columns, peerWidth) = Self.layout(
+      width: size.columns, names: shown.map(\.peer),
+      video: shown.contains { $0.videoFreezes != nil })
     func line(_ cells: [String]) -> String {
       zip(columns, cells).map { column, cell in
         let width = column.width == 0 ? peerWidth : column.width

@@ -113,6 +113,106 @@ final class RepairStreamTests: XCTestCase {
     XCTAssertEqual(windows.map(\.rxRetransmittedPackets).reduce(0, +), 120)
   }
 
+  /// libwebrtc probes the bandwidth on the retransmission stream before the media starts:
+  /// padding packets (P bit) with timestamps of their own, ahead of the media's or before any.
+  /// Under SRTP their padding count is encrypted, so only the P bit tells them; they leave the
+  /// stream's role open, and its first repairs decide it.
+  func testPaddingProbesBeforeTheMediaLeaveTheRepairStreamsRoleOpen() throws {
+    var scenario = Scenario()
+    let probes = (0..<12).map { index in
+      let rtx = PacketBuilder.rtp(
+        payloadType: 97, sequenceNumber: UInt16(6300 + index),
+        timestamp: index == 0 ? 0 : UInt32(500_000 + 400 * index), ssrc: Self.retransmissionSSRC,
+        payloadLength: 0, padding: 255)
+      return (
+        Double(index) * 0.002,
+        PacketBuilder.frame(source: Scenario.remote, destination: Scenario.local, payload: rtx)
+      )
+    }
+    let repairs = Self.videoWithRepairs(
+      &scenario, seconds: 10.1, lost: { $0 % 25 == 12 }, extra: probes)
+    scenario.idle(until: 12)
+    let roles = Dictionary(
+      uniqueKeysWithValues: scenario.engine.analyzer.report().streams.map { ($0.key.ssrc, $0.role) }
+    )
+    XCTAssertEqual(roles[Self.videoSSRC], .media)
+    XCTAssertEqual(roles[Self.retransmissionSSRC], .retransmission)
+    // The probes are the retransmission stream's packets too.
+    XCTAssertEqual(scenario.lastPeer?.rxRetransmittedTotal, Int64(repairs + probes.count))
+  }
+
+  /// libwebrtc's payload padding: before any repair the retransmission stream repeats the
+  /// newest frame's packets (as many as 8 in a row in Chromium's calls). Packets at the media's
+  /// pace prove nothing; the first repairs decide.
+  func testPayloadPaddingAtTheMediasPaceLeavesTheRoleOpen() throws {
+    var scenario = Scenario()
+    let padding = (0..<10).map { index in
+      // Frame 3 + index arrived at (3 + index) / 30 s; its repeat 2 ms later.
+      let frame = 3 + index
+      let rtx = PacketBuilder.rtp(
+        payloadType: 97, sequenceNumber: UInt16(5000 + index),
+        timestamp: UInt32(500_000 + frame * 3000), ssrc: Self.retransmissionSSRC,
+        payloadLength: 900)
+      return (
+        Double(frame) / 30 + 0.002,
+        PacketBuilder.frame(source: Scenario.remote, destination: Scenario.local, payload: rtx)
+      )
+    }
+    Self.videoWithRepairs(&scenario, seconds: 10.1, lost: { $0 % 25 == 12 }, extra: padding)
+    scenario.idle(until: 12)
+    let roles = Dictionary(
+      uniqueKeysWithValues: scenario.engine.analyzer.report().streams.map { ($0.key.ssrc, $0.role) }
+    )
+    XCTAssertEqual(roles[Self.videoSSRC], .media)
+    XCTAssertEqual(roles[Self.retransmissionSSRC], .retransmission)
+  }
+
+  /// After an outage the receiver asks for what it missed, and the sender's retransmissions may
+  /// reach the capture point before its next new frame: the first repairs are ahead of
+  /// everything the media stream showed. They leave the role open; the later ones decide it.
+  func testRepairsAheadOfTheMediaAfterAnOutageLeaveTheRoleOpen() throws {
+    var scenario = Scenario()
+    var frames: [(Double, [UInt8])] = []
+    var rtxSequence: UInt16 = 100
+    func rtx(frame: Int, at time: Double) {
+      let packet = PacketBuilder.rtp(
+        payloadType: 97, sequenceNumber: rtxSequence, timestamp: UInt32(500_000 + frame * 3000),
+        ssrc: Self.retransmissionSSRC, payloadLength: 900)
+      rtxSequence &+= 1
+      frames.append(
+        (
+          time,
+          PacketBuilder.frame(source: Scenario.remote, destination: Scenario.local, payload: packet)
+        ))
+    }
+    // 30 frames/s of one packet; frames 90...99 (0.33 s) lost, their repairs at 3.34 s: the
+    // last lost frame's first, just before frame 100, the rest after it.
+    for frame in 0..<300 where !(90...99).contains(frame) {
+      let packet = PacketBuilder.rtp(
+        payloadType: 96, sequenceNumber: UInt16(frame), timestamp: UInt32(500_000 + frame * 3000),
+        ssrc: Self.videoSSRC, marker: true, payloadLength: 900)
+      frames.append(
+        (
+          Double(frame) / 30,
+          PacketBuilder.frame(source: Scenario.remote, destination: Scenario.local, payload: packet)
+        ))
+    }
+    for (step, frame) in [99, 98, 97].enumerated() {
+      rtx(frame: frame, at: 3.3333 - 0.0003 + Double(step) * 0.0001)
+    }
+    for (step, frame) in (90...96).enumerated() {
+      rtx(frame: frame, at: 3.34 + Double(step) * 0.001)
+    }
+    for (arrival, frame) in frames.sorted(by: { $0.0 < $1.0 }) { scenario.feed(frame, at: arrival) }
+    scenario.idle(until: 12)
+    let roles = Dictionary(
+      uniqueKeysWithValues: scenario.engine.analyzer.report().streams.map { ($0.key.ssrc, $0.role) }
+    )
+    XCTAssertEqual(roles[Self.videoSSRC], .media)
+    XCTAssertEqual(roles[Self.retransmissionSSRC], .retransmission)
+    XCTAssertEqual(scenario.lastPeer?.rxRetransmittedTotal, 10)
+  }
+
   /// Two streams of one peer that merely share a flow (bundled audio and video) are both
   /// media, and so is a layer that sends the same frames as its sibling in step (simulcast).
   func testStreamsThatKeepPaceAreMedia() throws {

@@ -37,7 +37,7 @@ final class AgentAlertRulesTests: XCTestCase {
       rules.compactMap { $0["alert"] as? String },
       [
         "peer_rx_quality_bad", "peer_tx_quality_bad", "peer_disconnected", "peer_timeout",
-        "storage_failing", "NetQualityAlertsBeyondPeerSeries",
+        "video_freezes", "storage_failing", "NetQualityAlertsBeyondPeerSeries",
       ])
     for rule in rules.dropLast() {
       let name = try XCTUnwrap(rule["alert"] as? String)

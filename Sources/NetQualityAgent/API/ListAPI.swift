@@ -60,6 +60,13 @@ extension HTTPServer {
           filter.matches(name: remoteAddress(streams[index]), state: streams[index].state)
         })
     let next = page.hasMore ? page.rows.last.map { PageCursor.streams(from: $0 + 1) } : nil
+    // Media experience by stream (docs/media.md), for the page's streams only.
+    let media = tick?.snapshot.media.streams ?? []
+    var mediaByKey: [StreamKey: StreamMediaSnapshot] = [:]
+    if !media.isEmpty {
+      let wanted = Set(page.rows.map { streams[$0].key })
+      for entry in media where wanted.contains(entry.key) { mediaByKey[entry.key] = entry }
+    }
     return json(
       .object([
         ("time", .optional(tick?.snapshot.time.secondsSinceEpoch)),
@@ -68,7 +75,11 @@ extension HTTPServer {
         ("offset", .integer(Int64(page.offset))),
         ("limit", .integer(Int64(request.limit))),
         ("next_cursor", .optional(next?.text)),
-        ("streams", .array(page.rows.map { TimelineJSON.stream(streams[$0]) })),
+        (
+          "streams",
+          .array(
+            page.rows.map { TimelineJSON.stream(streams[$0], media: mediaByKey[streams[$0].key]) })
+        ),
       ]))
   }
 

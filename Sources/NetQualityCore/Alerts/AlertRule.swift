@@ -19,11 +19,15 @@ public struct AlertRule: Sendable, Equatable {
     case txMeanOpinionScore = "tx_mos"
     /// The connection state's number (ConnectionState.number).
     case connectionState = "state"
+    /// Freezes of the peer's incoming video in the tick's window (webrtc-stats `freezeCount`
+    /// at the capture point: docs/media.md); nil for a peer without incoming video.
+    case rxVideoFreezes = "rx_video_freezes"
 
     /// Whether the metric is a quality level, which the engine shows damped (`LevelDamper`).
     public var isLevel: Bool { self == .rxQuality || self == .txQuality }
 
-    /// `keep_firing_for_ticks` when a rule gives none. Levels: 1, as the level shown already
+    /// `keep_firing_for_ticks` when a rule gives none. Video freezes: 15 (30 s at 2 s), so
+    /// freezes that recur within half a minute are one alert. Levels: 1, as the level shown already
     /// holds a steady impairment (a band better shows after 30 ticks, two after 3), and the
     /// alert resolves when the level shown leaves the rule. States: 1, as the connection
     /// states have their own timers. Other figures: 30 ticks (a minute at 2 s), the level's
@@ -32,6 +36,7 @@ public struct AlertRule: Sendable, Equatable {
     public var defaultKeepFiringForTicks: Int {
       switch self {
       case .rxQuality, .txQuality, .connectionState: 1
+      case .rxVideoFreezes: 15
       default: 30
       }
     }
@@ -39,7 +44,8 @@ public struct AlertRule: Sendable, Equatable {
     /// The direction label of alerts on this metric.
     public var direction: String? {
       switch self {
-      case .rxQuality, .rxLossRatio, .rxJitterMilliseconds, .rxMeanOpinionScore: "rx"
+      case .rxQuality, .rxLossRatio, .rxJitterMilliseconds, .rxMeanOpinionScore, .rxVideoFreezes:
+        "rx"
       case .txQuality, .txLossRatio, .txJitterMilliseconds, .txMeanOpinionScore: "tx"
       case .roundTripMilliseconds, .connectionState: nil
       }
@@ -97,8 +103,9 @@ public struct AlertRule: Sendable, Equatable {
   public static let defaultForTicks = 3
 
   /// The built-in rules: a peer bad or worse for 3 ticks (6 s) in either direction, resolved
-  /// when the level shown is better than bad; and a peer disconnected or timed out (at once,
-  /// resolved at once).
+  /// when the level shown is better than bad; a peer disconnected or timed out (at once,
+  /// resolved at once); and the peer's incoming video frozen (a freeze in 2 ticks in a row:
+  /// one freeze is a moment, freezes that go on are a page; resolved after 30 s without one).
   public static let builtIn: [AlertRule] = [
     AlertRule(
       name: "peer_rx_quality_bad", metric: .rxQuality, comparison: .greaterOrEqual,
@@ -112,5 +119,8 @@ public struct AlertRule: Sendable, Equatable {
     AlertRule(
       name: "peer_timeout", metric: .connectionState, comparison: .equal,
       threshold: Double(ConnectionState.timeout.number), forTicks: 1, severity: .critical),
+    AlertRule(
+      name: "video_freezes", metric: .rxVideoFreezes, comparison: .greaterOrEqual,
+      threshold: 1, forTicks: 2, severity: .warning),
   ]
 }

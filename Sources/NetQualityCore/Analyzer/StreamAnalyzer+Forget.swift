@@ -27,6 +27,7 @@ extension StreamAnalyzer {
       streams[index].confirmedByFlow = false
       releaseInferenceSlot(ofStream: index)
       releaseFeedback(ofStream: index)
+      releaseMedia(ofStream: index)
       freeIndices.append(index)
       freeSet.insert(index)
     }
@@ -45,6 +46,7 @@ extension StreamAnalyzer {
       sessionEndByAddress = sessionEndByAddress.filter { $0.value.time >= cutoff }
     }
     forgetSignalledMedia(unusedSince: cutoff)
+    forgetFeedback(silentSince: cutoff)
     return silent.count
   }
 

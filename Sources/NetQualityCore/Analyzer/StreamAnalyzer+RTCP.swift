@@ -19,6 +19,7 @@ extension StreamAnalyzer: RTCPVisitor {
       counters.rtcpPackets += 1
       counters.unparsedRTCPPackets += 1
       recordRTCP(from: datagram.sourceAddress, at: time)
+      recordEncryptedFeedback(payload, datagram: datagram, at: time)
       return
     case .invalid:
       // With a standard packet type this was meant to be RTCP and is a decode error; otherwise
@@ -139,6 +140,7 @@ extension StreamAnalyzer: RTCPVisitor {
   }
 
   public mutating func feedback(_ message: RTCPFeedback) {
+    recordFeedback(message)
     for index in streamIndices(
       ssrc: message.mediaSSRC, sentFrom: rtcpContext.destination.address,
       to: rtcpContext.source.address)

@@ -19,7 +19,9 @@ extension StreamAnalyzer {
       ($0.firstTime, $0.key.sourceAddress, $0.key.source.port, $0.key.ssrc)
         < ($1.firstTime, $1.key.sourceAddress, $1.key.source.port, $1.key.ssrc)
     }
-    return AnalysisReport(capture: capture, streams: reports)
+    var analysis = AnalysisReport(capture: capture, streams: reports)
+    analysis.feedbackByPair = feedbackByPair
+    return analysis
   }
 
   func streamReport(_ index: Int, confirmation: StreamConfirmation) -> StreamReport {
@@ -73,7 +75,9 @@ extension StreamAnalyzer {
       meanJitterSeconds: hasJitter ? jitter.meanJitterSeconds : nil,
       lastJitterSeconds: hasJitter ? jitter.jitterSeconds : nil,
       maxDeltaSeconds: Double(stream.maxGapNanoseconds) * 1e-9,
-      feedback: feedback(ofStream: index))
+      feedback: feedback(ofStream: index),
+      media: mediaCounts(ofStream: index),
+      isVideo: stream.mediaSlot.isVideo)
   }
 
   func encodingName(_ payloadType: Int?, key: StreamKey) -> String? {

@@ -14,13 +14,13 @@ extension StreamAnalyzer {
   mutating func checkRole(_ index: Int, timestamp: UInt32) {
     let key = streams[index].key
     var check = streams[index].repair
-    check.packetsChecked += 1
     var matched: Int32 = -1
     var lag: Int64 = 0
     // The sibling it repairs: of the media streams on its flow whose timestamps it follows,
     // the first one seen (the earliest start; the lower index between equals).
     let flow = FlowKey(key)
     var matchedStart = Int64.max
+    var ahead = false
     for other in streamsByFlow.candidates(tag: flow.tableTag)
     where other != index && FlowKey(streams[other].key) == flow {
       guard streams[other].role == .media, streams[other].packets > 0 else { continue }
@@ -33,18 +33,35 @@ extension StreamAnalyzer {
         matched = Int32(other)
         matchedStart = start
         lag = behind
+      } else if behind < 0 && Double(-behind) <= window {
+        ahead = true
       }
     }
-    if matched < 0 || (check.repairedIndex >= 0 && check.repairedIndex != matched) {
+    if matched < 0 && !ahead
+      || (matched >= 0 && check.repairedIndex >= 0 && check.repairedIndex != matched)
+    {
+      // Follows no sibling, or another one than before: media for good.
       check.packetsChecked = RepairCheck.packetsToDecide
       check.repairedIndex = -1
       streams[index].role = .media
     } else {
-      check.repairedIndex = matched
-      if lag > 0 { check.sawOlderTimestamp = true }
-      check.repairedSSRC = streams[Int(matched)].key.ssrc
-      streams[index].role =
-        check.isDecided && !check.sawOlderTimestamp ? .media : .retransmission
+      if matched >= 0 {
+        check.repairedIndex = matched
+        check.repairedSSRC = streams[Int(matched)].key.ssrc
+      }
+      if matched >= 0 && lag > 0 {
+        check.sawOlderTimestamp = true
+        check.packetsChecked += 1
+      } else {
+        // At the sibling's pace, or ahead of it (RepairCheck): no evidence either way.
+        check.packetsAtPace &+= check.packetsAtPace < .max ? 1 : 0
+      }
+      if check.isDecided {
+        streams[index].role =
+          check.repairedIndex >= 0 && check.sawOlderTimestamp ? .retransmission : .media
+      } else if check.repairedIndex >= 0 {
+        streams[index].role = .retransmission
+      }
     }
     streams[index].repair = check
   }

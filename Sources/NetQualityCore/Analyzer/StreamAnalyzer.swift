@@ -29,6 +29,11 @@ public struct StreamAnalyzer: Sendable {
   /// What RTCP said about each stream that had RTCP, by `RTPStream.feedbackSlot` (a stream
   /// without RTCP costs none of its 360 bytes).
   var feedbacks = SlotStore(empty: ReceptionFeedback())
+  /// Media experience of video and audio streams, by `RTPStream.mediaSlot`
+  /// (`StreamAnalyzer+Media.swift`), and the RTCP feedback between each pair of addresses.
+  var videoMedia = SlotStore(empty: VideoFrameTracker())
+  var audioMedia = SlotStore(empty: AudioMediaTracker())
+  var feedbackByPair: [AddressPair: FeedbackCounts] = [:]
   /// The buffers of the streams whose clock rate is being inferred, by `RTPStream.inferenceSlot`
   /// (few streams at a time: only those of a payload type with no known clock).
   var inferences = SlotStore(empty: InferenceBuffer())
@@ -243,17 +248,31 @@ public struct StreamAnalyzer: Sendable {
     var followUp = streams[index].record(
       header, arrivalNanoseconds: arrival, wireBytes: wireBytes, truncated: truncated,
       clockGeneration: generation)
-    if followUp.isEmpty { return }
     if followUp.contains(.resolveClock) {
       resolveClock(index, payloadType: header.payloadType)
+      refreshVideoFormat(index)
       followUp = streams[index].record(
         header, arrivalNanoseconds: arrival, wireBytes: wireBytes, truncated: truncated,
         clockGeneration: generation)
     }
-    if followUp.contains(.validated) { confirm(index, by: .sequence) }
-    if followUp.contains(.checkRole) { checkRole(index, timestamp: header.timestamp) }
-    if followUp.contains(.inferClock) {
-      inferClock(index, header: header, arrivalNanoseconds: arrival)
+    let counted = followUp.contains(.counted)
+    let inOrder = followUp.contains(.inOrder)
+    followUp.subtract([.counted, .inOrder])
+    if !followUp.isEmpty {
+      if followUp.contains(.validated) { confirm(index, by: .sequence) }
+      // Padding packets (bandwidth probes: libwebrtc sends them on the RTX stream before any
+      // media, with timestamps of their own) say nothing of what a stream repairs.
+      if followUp.contains(.checkRole) && !header.padded {
+        checkRole(index, timestamp: header.timestamp)
+      }
+      if followUp.contains(.inferClock) {
+        inferClock(index, header: header, arrivalNanoseconds: arrival)
+      }
+    }
+    // After the role and the clock: media experience follows what the stream is.
+    if counted {
+      recordMedia(
+        index, header: header, payload: payload, inOrder: inOrder, arrivalNanoseconds: arrival)
     }
   }
 

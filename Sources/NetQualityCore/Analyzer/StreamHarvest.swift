@@ -110,6 +110,10 @@ public struct StreamHarvest: Sendable {
   /// Facts of the addresses that have some (`Stream.senderFactsIndex`, `peerFactsIndex`).
   public var addresses: [AddressFacts] = []
   public var capture = CaptureCounters()
+  /// The media experience of the streams that have one, and the RTCP feedback between each
+  /// pair of addresses (`StreamAnalyzer+Media.swift`).
+  public var media: [MediaHarvest] = []
+  public var feedbackByPair: [AddressPair: FeedbackCounts] = [:]
   /// Streams tracked after the harvest's forgetting (validated or candidates).
   public var liveStreams = 0
   /// Slots of the stream arrays (live streams plus free slots awaiting reuse).
@@ -150,6 +154,7 @@ extension StreamAnalyzer {
     harvest.streams.removeAll()
     harvest.feedbacks.removeAll(keepingCapacity: true)
     harvest.addresses.removeAll(keepingCapacity: true)
+    harvest.media.removeAll(keepingCapacity: true)
     // Each address's facts once per harvest, however many streams it has.
     var factsIndex: [IPAddress: Int32] = [:]
     let anyFacts =
@@ -203,7 +208,16 @@ extension StreamAnalyzer {
           lastArrival: CaptureTime(nanosecondsSinceEpoch: stream.lastArrivalNanoseconds),
           resumedAt: CaptureTime(nanosecondsSinceEpoch: stream.resumedAtNanoseconds),
           windowMaxJitterSeconds: clockRateHz != nil ? stream.jitter.windowMaxJitterSeconds : nil))
+      if let counts = mediaCounts(ofStream: index) {
+        harvest.media.append(
+          MediaHarvest(
+            index: Int32(index),
+            firstArrival: CaptureTime(nanosecondsSinceEpoch: stream.firstArrivalNanoseconds),
+            key: stream.key, direction: direction, isVideo: stream.mediaSlot.isVideo,
+            counts: counts))
+      }
     }
+    harvest.feedbackByPair = feedbackByPair
     // A buffer that outgrew the fleet (a wave of calls ended) gives its memory back (the
     // streams' chunks come and go with them).
     harvest.feedbacks.shrinkIfOutgrown()

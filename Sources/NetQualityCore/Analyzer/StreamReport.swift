@@ -31,6 +31,11 @@ public struct StreamReport: Sendable {
   public var lastJitterSeconds: Double?
   public var maxDeltaSeconds: Double
   public var feedback: ReceptionFeedback
+  /// Video frames and freezes, or the audio concealment estimate (docs/media.md); nil for a
+  /// stream without media tracking (repairs, events, unknown clock).
+  public var media: MediaCounts? = nil
+  /// Whether `media` counts video frames.
+  public var isVideo = false
 
   public var durationSeconds: Double {
     lastTime.seconds(since: firstTime)
@@ -77,6 +82,8 @@ public enum StreamDirection: String, Sendable, Codable {
 public struct AnalysisReport: Sendable {
   public var capture: CaptureCounters
   public var streams: [StreamReport]
+  /// RTCP feedback between each pair of addresses (docs/media.md).
+  public var feedbackByPair: [AddressPair: FeedbackCounts] = [:]
 
   public init(capture: CaptureCounters, streams: [StreamReport]) {
     self.capture = capture

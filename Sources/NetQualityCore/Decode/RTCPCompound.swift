@@ -191,6 +191,8 @@ public enum RTCPCompound {
         entry += 4
       }
       kind = .nack(packets: packets)
+    } else if type == transportFeedback && format == 15 {
+      kind = .transportWide
     } else if type == payloadFeedback {
       switch format {
       case 1: kind = .pli

@@ -85,6 +85,9 @@ public struct RTCPFeedback: Sendable, Equatable {
     case fir
     /// Receiver Estimated Maximum Bitrate (PSFB FMT 15, draft-alvestrand-rmcat-remb).
     case remb(bitsPerSecond: Double)
+    /// Transport-wide congestion control feedback (RTPFB FMT 15,
+    /// draft-holmer-rmcat-transport-wide-cc-extensions-01 section 3.1).
+    case transportWide
     /// Any other feedback message.
     case other
   }

@@ -10,6 +10,10 @@ public struct RTPHeader: Sendable, Equatable {
   public var headerLength: Int
   /// Media payload bytes: the datagram minus header and padding.
   public var payloadLength: Int
+  /// The P bit (RFC 3550 section 5.1). In the clear under SRTP, where the padding count is
+  /// not (RFC 3711 section 3.1 encrypts the payload and its padding): libwebrtc sets it only
+  /// on padding packets (bandwidth probes), so it tells them apart where the length cannot.
+  public var padded: Bool
 
   public enum ParseError: Error, Equatable {
     /// Not version 2 (RFC 3550 section 5.1: V = 2).
@@ -58,6 +62,7 @@ public struct RTPHeader: Sendable, Equatable {
         timestamp: bytes.uint32BigEndian(at: 4),
         ssrc: bytes.uint32BigEndian(at: 8),
         headerLength: headerLength,
-        payloadLength: wireLength - headerLength - padding))
+        payloadLength: wireLength - headerLength - padding,
+        padded: first & 0x20 != 0))
   }
 }

@@ -56,6 +56,9 @@ extension Scorer {
     case .rxMeanOpinionScore: return peer.rx.meanOpinionScore
     case .txMeanOpinionScore: return peer.tx.meanOpinionScore
     case .connectionState: return Double(peer.state.number)
+    case .rxVideoFreezes:
+      guard let media = peer.media, media.rx.videoStreams > 0 else { return nil }
+      return Double(media.rx.window.freezes)
     }
   }
 

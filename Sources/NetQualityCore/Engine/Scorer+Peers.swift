@@ -2,8 +2,8 @@ extension Scorer {
   /// Brings one peer up to `now`: its connection state, each direction's score (from its RTP
   /// streams, its probes, or both) and its alert rules.
   mutating func updatePeer(
-    _ name: String, _ window: PeerWindow, probe: ProbeSnapshot?, now: CaptureTime,
-    intervalSeconds: Double
+    _ name: String, _ window: PeerWindow, probe: ProbeSnapshot?, media: PeerMedia? = nil,
+    now: CaptureTime, intervalSeconds: Double
   ) -> (PeerSnapshot, [EngineEvent]) {
     // First seen: the first packet from the peer, or our first probe to it, or (a silent
     // peer) our last packet to it.
@@ -55,7 +55,7 @@ extension Scorer {
       txRetransmittedPackets: window.txRetransmitted.window, rxFECPackets: window.rxFEC.window,
       rxRetransmittedTotal: window.rxRetransmitted.total,
       txRetransmittedTotal: window.txRetransmitted.total, rxFECTotal: window.rxFEC.total,
-      streams: window.streams, probe: probe)
+      streams: window.streams, probe: probe, media: media)
     events += alertEvents(snapshot, now: now)
     return (snapshot, events)
   }

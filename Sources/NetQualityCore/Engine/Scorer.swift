@@ -27,6 +27,11 @@ public struct Scorer: Sendable {
   var inputEnded = false
   /// The fleet's counters since the start (`Snapshot.counters`).
   var counters = EngineCounters()
+  /// Each media stream's counts and each address pair's feedback at the previous tick
+  /// (`Scorer+Media.swift`).
+  var mediaBaselines: [Int32: MediaBaseline] = [:]
+  var feedbackBaselines: [AddressPair: FeedbackCounts] = [:]
+  var mediaFleet = MediaFleetCounters()
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     self.configuration = configuration
@@ -133,6 +138,7 @@ public struct Scorer: Sendable {
       facts.append(StreamFacts(stream))
       names.append(configuration.peerName(stream.peer))
     }
+    let media = mediaTick(harvest, interval: interval)
     // The streams in order of their peer's name: each peer is scored from its streams' windows
     // in turn, without a table of every peer's window (400 bytes a peer).
     let order = names.indices.sorted { (names[$0], $0) < (names[$1], $1) }
@@ -172,7 +178,8 @@ public struct Scorer: Sendable {
       }
       if probedNames[safe: probedPosition] == name { probedPosition += 1 }
       let (snapshot, peerEvents) = updatePeer(
-        name, window, probe: probed[name], now: now, intervalSeconds: interval)
+        name, window, probe: probed[name], media: media.peers[name], now: now,
+        intervalSeconds: interval)
       counters.record(snapshot, seconds: interval)
       snapshots.append(snapshot)
       events += peerEvents
@@ -198,9 +205,10 @@ public struct Scorer: Sendable {
     }
     events.sort { ($0.time, $0.peer) < ($1.time, $1.peer) }
     for event in events { counters.record(event) }
-    let snapshot = Snapshot(
+    var snapshot = Snapshot(
       time: now, intervalSeconds: interval, hostRx: hostRx, hostTx: hostTx, peers: snapshots,
       streams: windows, counters: counters)
+    snapshot.media = MediaTickSnapshot(streams: media.streams, fleet: mediaFleet)
     follow(harvest.remap)
     shrinkAfterChurn()
     return Engine.TickResult(snapshot: snapshot, events: events)

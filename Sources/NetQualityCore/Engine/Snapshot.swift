@@ -103,9 +103,10 @@ public struct PeerSnapshot: Sendable, Equatable {
   /// Where the round trip comes from: RTCP reports, or ICE checks when RTCP is encrypted.
   public var roundTripSource: RoundTripSource?
   public var state: ConnectionState
-  /// The probe figures live out of line: two thirds of a snapshot's size when inline
-  /// (809 of 1,209 bytes), and most peers of a media server are not probed.
-  private var probeBox: OutOfLine<ProbeSnapshot>?
+  /// The probe figures and the media experience live out of line, in one box: two thirds of a
+  /// snapshot's size when inline (809 of 1,209 bytes for the probe figures), and most peers of
+  /// a media server are not probed; one reference keeps the record at 256 bytes.
+  private var extrasBox: OutOfLine<PeerExtras>?
 
   public init(
     peer: String, state: ConnectionState, stateSince: CaptureTime, rx: DirectionSnapshot,
@@ -114,7 +115,7 @@ public struct PeerSnapshot: Sendable, Equatable {
     rxBitsPerSecond: Double, txPackets: Int64, rxPacketsTotal: Int64, rxLostTotal: Int64,
     txPacketsTotal: Int64, rxRetransmittedPackets: Int64, txRetransmittedPackets: Int64,
     rxFECPackets: Int64, rxRetransmittedTotal: Int64, txRetransmittedTotal: Int64,
-    rxFECTotal: Int64, streams: Int, probe: ProbeSnapshot? = nil
+    rxFECTotal: Int64, streams: Int, probe: ProbeSnapshot? = nil, media: PeerMedia? = nil
   ) {
     self.peer = peer
     self.state = state
@@ -137,13 +138,19 @@ public struct PeerSnapshot: Sendable, Equatable {
     self.txRetransmittedTotal = txRetransmittedTotal
     self.rxFECTotal = rxFECTotal
     self.streams = streams
-    self.probeBox = probe.map(OutOfLine.init)
+    self.extrasBox = PeerExtras.boxed(probe: probe, media: media)
+  }
+
+  /// The peer's media experience (nil: no media stream nor feedback; docs/media.md).
+  public var media: PeerMedia? {
+    get { extrasBox?.value.media }
+    set { extrasBox = PeerExtras.boxed(probe: probe, media: newValue) }
   }
 
   /// What our probes to the peer measured (nil: not probed).
   public var probe: ProbeSnapshot? {
-    get { probeBox?.value }
-    set { probeBox = newValue.map(OutOfLine.init) }
+    get { extrasBox?.value.probe }
+    set { extrasBox = PeerExtras.boxed(probe: newValue, media: media) }
   }
 
   /// What the peer's figures come from: its RTP streams, our probes, or both.
@@ -162,6 +169,17 @@ public struct PeerSnapshot: Sendable, Equatable {
     case (let rx?, nil): rx
     case (nil, let tx): tx
     }
+  }
+}
+
+/// What a peer snapshot keeps out of line (`PeerSnapshot.extrasBox`).
+struct PeerExtras: Sendable, Equatable {
+  var probe: ProbeSnapshot?
+  var media: PeerMedia?
+
+  /// A box for what there is, none for nothing.
+  static func boxed(probe: ProbeSnapshot?, media: PeerMedia?) -> OutOfLine<PeerExtras>? {
+    probe == nil && media == nil ? nil : OutOfLine(PeerExtras(probe: probe, media: media))
   }
 }
 
@@ -250,6 +268,8 @@ public struct Snapshot: Sendable, Equatable {
   public var streams: [StreamWindow]
   /// The fleet's counters since the engine started, this tick included.
   public var counters: EngineCounters
+  /// Media experience: the streams that have one, the fleet's totals (docs/media.md).
+  public var media = MediaTickSnapshot()
 
   public init(
     time: CaptureTime, intervalSeconds: Double, hostRx: QualityLevel, hostTx: QualityLevel,

@@ -58,6 +58,9 @@ struct RTPStream {
   /// The clock rate reported for the stream: the first one used for jitter (set where a
   /// payload type's clock is resolved, or by inference).
   var reportedClock = PayloadClock.unknown
+  /// The stream's media experience (`StreamAnalyzer.videoMedia`, `audioMedia`). Last: it fits
+  /// in the 4 bytes after `reportedClock`, and the record stays 384 bytes.
+  var mediaSlot = MediaSlot.none
 
   /// A gap this long is a silence whose end is worth remembering (connection states).
   static let silenceNanoseconds: Int64 = 1_000_000_000
@@ -86,6 +89,11 @@ struct RTPStream {
     static let resolveClock = FollowUp(rawValue: 4)
     /// The stream's role is still being decided: compare the packet with its siblings.
     static let checkRole = FollowUp(rawValue: 8)
+    /// The packet was counted (in order or late; not a duplicate, not stray): media
+    /// experience follows it (`StreamAnalyzer.recordMedia`).
+    static let counted = FollowUp(rawValue: 16)
+    /// ... and it was in order.
+    static let inOrder = FollowUp(rawValue: 32)
   }
 
   /// Counters, sequence accounting and jitter for one packet. When the payload type's clock is
@@ -112,7 +120,13 @@ struct RTPStream {
       // The restart's packets carry a new timestamp base: transit starts over from here.
       jitter.resynchronise()
       highestTimestamp = header.timestamp
+      followUp.insert([.counted, .inOrder])
     case .inOrder, .late, .duplicate:
+      switch outcome {
+      case .inOrder: followUp.insert([.counted, .inOrder])
+      case .late: followUp.insert(.counted)
+      default: break
+      }
       if packets == 1 || RepairCheck.lag(of: header.timestamp, behind: highestTimestamp) < 0 {
         highestTimestamp = header.timestamp
       }

@@ -79,7 +79,7 @@ public struct ReceptionFeedback: Sendable {
     case .pli: pictureLossIndications += 1
     case .fir: fullIntraRequests += 1
     case .remb(let bitsPerSecond): lastREMBBitsPerSecond = bitsPerSecond
-    case .other: break
+    case .transportWide, .other: break
     }
   }
 }

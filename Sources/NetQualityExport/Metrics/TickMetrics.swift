@@ -7,8 +7,8 @@ import NetQualityCore
 public struct TickMetrics: MetricsCollector {
   /// The tick's collectors, in the order of `/metrics`.
   public static let parts: [any MetricsCollector.Type] = [
-    HostCollector.self, FleetCollector.self, PeerCollector.self, ProbeCollector.self,
-    StreamCollector.self, AlertCollector.self,
+    HostCollector.self, FleetCollector.self, PeerCollector.self, MediaCollector.self,
+    ProbeCollector.self, StreamCollector.self, AlertCollector.self,
   ]
   public static let families = parts.flatMap { $0.families }
 
@@ -78,6 +78,7 @@ public struct TickMetrics: MetricsCollector {
         peers: snapshot.peers, shown: shown.count, counters: snapshot.counters,
         alertRules: settings.alertRules),
       PeerCollector(peers: shown, levelCounters: levelCounters(shown.map(\.peer))),
+      MediaCollector(shown: shown, fleet: snapshot.media.fleet),
       ProbeCollector(peers: snapshot.peers),
     ]
     if settings.perStream {

@@ -1,0 +1,21 @@
+/// What a tick takes of one stream's media experience (`StreamHarvest.media`).
+public struct MediaHarvest: Sendable {
+  /// The stream's index in the analyzer (as `StreamHarvest.Stream.index`).
+  public var index: Int32
+  public var firstArrival: CaptureTime
+  public var key: StreamKey
+  public var direction: StreamDirection
+  public var isVideo: Bool
+  public var counts: MediaCounts
+
+  /// The remote address the stream is exchanged with.
+  public var peer: IPAddress { direction == .rx ? key.sourceAddress : key.destinationAddress }
+}
+
+extension StreamHarvest {
+  /// The index a stream has after this harvest's compaction (`remap`).
+  func remapped(_ index: Int32) -> Int32 {
+    guard !remap.isEmpty, Int(index) < remap.count else { return index }
+    return remap[Int(index)]
+  }
+}
