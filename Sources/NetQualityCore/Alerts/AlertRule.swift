@@ -19,6 +19,14 @@ public struct AlertRule: Sendable, Equatable {
     case txMeanOpinionScore = "tx_mos"
     /// The connection state's number (ConnectionState.number).
     case connectionState = "state"
+    /// Host-wide, not per peer: the share of the SIP calls ended over `calls.failure_window`
+    /// that were never answered, and that failed with a 5xx (nil below
+    /// `calls.failure_min_calls` calls).
+    case callFailureRatio = "call_failure_ratio"
+    case callServerFailureRatio = "call_5xx_ratio"
+
+    /// A figure of the calls, not of a peer.
+    public var isAboutCalls: Bool { self == .callFailureRatio || self == .callServerFailureRatio }
 
     /// Whether the metric is a quality level, which the engine shows damped (`LevelDamper`).
     public var isLevel: Bool { self == .rxQuality || self == .txQuality }
@@ -41,7 +49,8 @@ public struct AlertRule: Sendable, Equatable {
       switch self {
       case .rxQuality, .rxLossRatio, .rxJitterMilliseconds, .rxMeanOpinionScore: "rx"
       case .txQuality, .txLossRatio, .txJitterMilliseconds, .txMeanOpinionScore: "tx"
-      case .roundTripMilliseconds, .connectionState: nil
+      case .roundTripMilliseconds, .connectionState, .callFailureRatio, .callServerFailureRatio:
+        nil
       }
     }
   }

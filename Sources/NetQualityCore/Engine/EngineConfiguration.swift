@@ -11,6 +11,8 @@ public struct EngineConfiguration: Sendable {
   /// A stream silent this long after its timeout is forgotten (and a peer with no stream left).
   public var forgetAfterTimeoutSeconds = 300.0
   public var analyzer = StreamAnalyzer.Configuration()
+  /// Call detection: how many calls at once, how users are kept (see `CallSettings`).
+  public var calls = CallSettings()
   /// Named groups of remote addresses: a peer in a group is reported under the group's name.
   public var peerGroups: [(name: String, networks: [NetworkPrefix])] = []
 

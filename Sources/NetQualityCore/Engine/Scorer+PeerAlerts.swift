@@ -56,6 +56,7 @@ extension Scorer {
     case .rxMeanOpinionScore: return peer.rx.meanOpinionScore
     case .txMeanOpinionScore: return peer.tx.meanOpinionScore
     case .connectionState: return Double(peer.state.number)
+    case .callFailureRatio, .callServerFailureRatio: return nil
     }
   }
 
@@ -79,6 +80,8 @@ extension Scorer {
     switch rule.metric {
     case .connectionState:
       return "peer \(peer.peer) \(peer.state.rawValue) since \(peer.stateSince.rfc3339)"
+    case .callFailureRatio, .callServerFailureRatio:
+      return "\(rule.metric.rawValue) \(evidence.worstValue)"
     case .rxQuality, .txQuality:
       let value = evidence.worstValue
       let name = QualityLevel(rawValue: Int(value))?.name ?? "\(value)"

@@ -27,10 +27,13 @@ public struct Scorer: Sendable {
   var inputEnded = false
   /// The fleet's counters since the start (`Snapshot.counters`).
   var counters = EngineCounters()
+  /// Calls: SIP dialogs, WebRTC sessions and media sessions, and their records.
+  var calls: CallTracker
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     self.configuration = configuration
     alerts = AlertEvaluator(rules: configuration.alertRules)
+    calls = CallTracker(settings: configuration.calls)
   }
 
   /// Applies new settings (a configuration reload) keeping every peer and alert: the quality
@@ -38,6 +41,7 @@ public struct Scorer: Sendable {
   public mutating func reconfigure(_ newConfiguration: EngineConfiguration) {
     configuration = newConfiguration
     alerts.replaceRules(newConfiguration.alertRules)
+    calls.settings = newConfiguration.calls
   }
 
   /// The analyser's part of the settings: its own, with the engine's local networks.
@@ -132,6 +136,7 @@ public struct Scorer: Sendable {
           interval: interval))
       facts.append(StreamFacts(stream))
       names.append(configuration.peerName(stream.peer))
+      calls.note(stream, peer: names[names.count - 1])
     }
     // The streams in order of their peer's name: each peer is scored from its streams' windows
     // in turn, without a table of every peer's window (400 bytes a peer).
@@ -188,6 +193,10 @@ public struct Scorer: Sendable {
         }
       }
     }
+    let (callsSnapshot, callEvents) = tickCalls(
+      at: now, interval: interval, harvest: &harvest, windows: windows, facts: facts,
+      names: names)
+    events += callEvents
     // The host's levels: the worst over active peers (counted in place: a filtered copy of
     // 100,000 snapshots is 40 MB for the length of a tick).
     var (hostRx, hostTx) = (QualityLevel.unknown, QualityLevel.unknown)
@@ -200,7 +209,7 @@ public struct Scorer: Sendable {
     for event in events { counters.record(event) }
     let snapshot = Snapshot(
       time: now, intervalSeconds: interval, hostRx: hostRx, hostTx: hostTx, peers: snapshots,
-      streams: windows, counters: counters)
+      streams: windows, counters: counters, calls: callsSnapshot)
     follow(harvest.remap)
     shrinkAfterChurn()
     return Engine.TickResult(snapshot: snapshot, events: events)
@@ -210,6 +219,7 @@ public struct Scorer: Sendable {
   /// state moves to the new indices with them.
   private mutating func follow(_ remap: [Int32]) {
     guard !remap.isEmpty else { return }
+    calls.follow(remap)
     let live = remap.lazy.filter { $0 >= 0 }.count
     var movedBaselines = ChunkedArray(repeating: StreamBaseline(), count: live)
     var movedTrackers = ChunkedArray<ConnectionTracker?>(repeating: nil, count: live)

@@ -250,10 +250,13 @@ public struct Snapshot: Sendable, Equatable {
   public var streams: [StreamWindow]
   /// The fleet's counters since the engine started, this tick included.
   public var counters: EngineCounters
+  /// The calls: how many are open, those that ended in the tick, the counters.
+  public var calls: CallsSnapshot
 
   public init(
     time: CaptureTime, intervalSeconds: Double, hostRx: QualityLevel, hostTx: QualityLevel,
-    peers: [PeerSnapshot], streams: [StreamWindow], counters: EngineCounters = EngineCounters()
+    peers: [PeerSnapshot], streams: [StreamWindow], counters: EngineCounters = EngineCounters(),
+    calls: CallsSnapshot = CallsSnapshot()
   ) {
     self.time = time
     self.intervalSeconds = intervalSeconds
@@ -262,5 +265,6 @@ public struct Snapshot: Sendable, Equatable {
     self.peers = peers
     self.streams = streams
     self.counters = counters
+    self.calls = calls
   }
 }
