@@ -12,7 +12,8 @@ sip.Method, sip.Status-Code, sip.CSeq.method) and SDP fields, per Call-ID that h
 The agent must have the same SIP calls (one per Call-ID, every Call-ID), the same final status,
 an end reason that agrees (bye_caller/bye_callee with the BYE's sender, rejected or cancelled
 for a failure, capture_end/timeout/no_answer without either), and only streams whose source or
-destination one of the call's SDP bodies named.
+destination one of the call's SDP bodies named; its start (the first message) and its end (the
+BYE, or the failure's final response) the same to the microsecond.
 """
 import json
 import subprocess
@@ -31,11 +32,13 @@ def tshark_calls(capture):
     calls = {}
     for line in text.splitlines():
         values = (line.split("\t") + [""] * len(FIELDS))[:len(FIELDS)]
-        _, src, dst, method, status, cseq_method, call_id, addresses, ports = values
+        epoch, src, dst, method, status, cseq_method, call_id, addresses, ports = values
+        time = float(epoch)
         if not call_id:
             continue
         call = calls.setdefault(call_id, {"invite": False, "caller": None, "status": None,
-                                          "answered": None, "bye": None, "media": set()})
+                                          "answered": None, "bye": None, "media": set(),
+                                          "start": time, "end": None})
         if method == "INVITE" and not call["invite"]:
             call["invite"], call["caller"] = True, src
         elif cseq_method == "INVITE" and status and not call["invite"]:
@@ -46,9 +49,10 @@ def tshark_calls(capture):
             if 200 <= code < 300 and call["answered"] is None:
                 call["answered"], call["status"] = True, code
             elif code >= 300 and not call["answered"]:
-                call["status"] = code
+                call["status"], call["end"] = code, time
         if method == "BYE" and call["bye"] is None:
             call["bye"] = "caller" if src == call["caller"] else "callee"
+            call["end"] = time
         address_list = [a for a in addresses.split(",") if a]
         for index, port in enumerate(p for p in ports.split(",") if p):
             if address_list and port != "0":
@@ -98,6 +102,13 @@ def compare(capture, agent_document):
             problems.append(f"{call_id}: end {call['end_reason']}, tshark says {sorted(reasons)}")
         if unbound:
             problems.append(f"{call_id}: streams no SDP of the call names: {unbound}")
+        # The start (the first message seen) and the end (the BYE, or the final failure) to the
+        # microsecond of the capture's timestamps.
+        if abs(call["start"] - want["start"]) > 1e-6:
+            problems.append(f"{call_id}: start {call['start']}, tshark {want['start']}")
+        if want["end"] is not None and call["end_reason"] in ("bye_caller", "bye_callee", "rejected"):
+            if abs(call["end"] - want["end"]) > 1e-6:
+                problems.append(f"{call_id}: end {call['end']}, tshark {want['end']}")
     print(f"{'CALL-ID':44} {'TSHARK':>6} {'AGENT':>6} {'BYE BY':7} {'AGENT END':12} SDP-BOUND")
     for call_id, status, agent_status, bye, end, bound in rows:
         print(f"{call_id[:44]:44} {str(status):>6} {str(agent_status):>6} {bye:7} {end:12} {bound}")
