@@ -115,6 +115,47 @@ final class SIPMessageTests: XCTestCase {
   }
 
   /// RFC 3261 section 18.3: in a stream, Content-Length frames each message.
+  /// Hostile SIP: 5,000 mutations of an INVITE (bytes flipped, cut, repeated, lengths made
+  /// huge or negative), parsed as a datagram, as a stream and through TCP reassembly, each
+  /// ends in a message, incomplete, not SIP or a counted reason: never a trap.
+  func testMutatedMessagesNeverTrap() {
+    var random = SystemRandomNumberGenerator()
+    let original = Array(Self.invite.utf8)
+    let tokens = Array("\r\n:;<>\"@=, \t-0123456789999999999999Content-Length: -1".utf8)
+    var outcomes: [String: Int] = [:]
+    var reassembly = SIPStreamReassembly()
+    for round in 0..<5_000 {
+      var bytes = original
+      for _ in 0..<Int.random(in: 1...8, using: &random) {
+        guard !bytes.isEmpty else { break }
+        let at = Int.random(in: 0..<bytes.count, using: &random)
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: bytes[at] = tokens.randomElement(using: &random) ?? 0
+        case 1: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...40)))
+        case 2: bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + 64)], at: at)
+        default: bytes[at] = UInt8.random(in: 0...255, using: &random)
+        }
+      }
+      bytes.withUnsafeBytes { raw in
+        for framing in [SIPMessage.Framing.datagram, .stream] {
+          switch SIPMessage.parse(raw, framing: framing) {
+          case .message: outcomes["message", default: 0] += 1
+          case .incomplete: outcomes["incomplete", default: 0] += 1
+          case .notSIP: outcomes["not SIP", default: 0] += 1
+          case .malformed(let reason): outcomes[reason.rawValue, default: 0] += 1
+          }
+        }
+        let endpoint = Endpoint(address: IPAddress(ipv4: 0xC000_020A), port: 5060)
+        _ = reassembly.segment(
+          raw, sequence: UInt32(truncatingIfNeeded: round &* 977), source: endpoint,
+          destination: endpoint, at: CaptureTime(nanosecondsSinceEpoch: Int64(round)))
+      }
+    }
+    XCTAssertEqual(outcomes.values.reduce(0, +), 10_000)
+    XCTAssertGreaterThan(outcomes["message"] ?? 0, 0, "\(outcomes)")
+    XCTAssertLessThanOrEqual(reassembly.connections.count, SIPStreamReassembly.maxConnections)
+  }
+
   func testStreamFramingWaitsForTheBodyAndSplitsMessages() {
     let body = "v=0\r\nc=IN IP4 192.0.2.1\r\nm=audio 4000 RTP/AVP 0\r\n"
     let first =
