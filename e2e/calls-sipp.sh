@@ -11,7 +11,7 @@
 #   - tshark's SIP fields on the capture (e2e/calls_tshark.py): every Call-ID, its final status,
 #     who sent the BYE, its start and end to the microsecond, the streams its SDP names.
 # Checked: the live agent's /metrics (calls started, ended by reason, failed by status class,
-# none open at the end) equal SIPp's counts to the call; `analyze --calls` on the capture has
+# none open at the end) and /api/v1/calls (by status, failed) equal SIPp's counts to the call; `analyze --calls` on the capture has
 # one call per Call-ID, agreeing with tshark on every one; answered calls last the 2 s pause
 # plus the setup (SIPp's -d); SIPp's RTP (one stream on the wire: every call plays the same
 # capture from the same port) is bound to the first answered call, and no stream is outside a
@@ -107,6 +107,15 @@ malformed=$(in_callee python3 -c "
 import urllib.request
 text = urllib.request.urlopen('http://127.0.0.1:$api_port/metrics', timeout=2).read().decode()
 print(sum(int(float(l.split()[-1])) for l in text.splitlines() if l.startswith('netquality_sip_malformed_messages_total{')))")
+api_matched() {  # api_matched QUERY: how many ended calls /api/v1/calls?QUERY matches
+  in_callee python3 -c "
+import json, urllib.request
+print(json.load(urllib.request.urlopen('http://127.0.0.1:$api_port/api/v1/calls?$1', timeout=2))['matched'])"
+}
+api_all=$(api_matched "kind=sip")
+api_486=$(api_matched "status=486")
+api_503=$(api_matched "status=5xx")
+api_failed=$(api_matched "failed=true")
 stop_process "$uas" "$tcpdump"
 
 # SIPp's own counts: the callee's -trace_counts CSV, its last line (cumulative since the
@@ -139,6 +148,8 @@ check "live: failed 4xx = SIPp's 486s ($failed_4xx)" test "$failed_4xx" -eq "$si
 check "live: failed 5xx = SIPp's 503s ($failed_5xx)" test "$failed_5xx" -eq "$sipp_503"
 check "live: rejected = 486s + 503s ($rejected)" test "$rejected" -eq $((sipp_486 + sipp_503))
 check "live: no SIP call left open ($active)" test "$active" -eq 0
+check "API: /api/v1/calls has every call ($api_all), 486 ($api_486), 5xx ($api_503), failed ($api_failed) as SIPp" \
+  test "$api_all $api_486 $api_503 $api_failed" = "$sipp_invites $sipp_486 $sipp_503 $((sipp_486 + sipp_503))"
 check "live: no malformed SIP ($malformed)" test "$malformed" -eq 0
 
 # --- The capture: analyze --calls against tshark, call by call. -------------------------------

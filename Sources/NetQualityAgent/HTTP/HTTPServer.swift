@@ -14,7 +14,7 @@ enum HTTPServer {
   /// Every path served, each for GET and HEAD.
   static let paths: Set<String> = [
     "/metrics", "/-/healthy", "/-/ready", "/", "/api/v1/peers", "/api/v1/streams",
-    "/api/v1/alerts", "/api/v1/status", "/api/v1/history",
+    "/api/v1/alerts", "/api/v1/status", "/api/v1/history", "/api/v1/calls",
   ]
 
   /// `onServerRunning` runs once the listener is bound, so "listening on" is only ever said
@@ -95,6 +95,9 @@ enum HTTPServer {
     }
     router.get("/api/v1/alerts") { _, _ -> Response in
       json(.object([("alerts", .array(state.read(\.alerts).map(TimelineJSON.alert)))]))
+    }
+    router.get("/api/v1/calls") { request, _ -> Response in
+      await calls(state, query: request.uri.queryParameters)
     }
     router.get("/api/v1/history") { request, context -> Response in
       await untilClientGoes(context.channel, registry: registry) {
