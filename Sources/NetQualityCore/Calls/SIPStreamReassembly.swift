@@ -65,10 +65,36 @@ struct SIPStreamReassembly: Sendable {
     guard SIPMessage.looksLikeSIP(payload) || Self.startsWithKeepAlive(payload) else {
       return output
     }
+    let (consumed, partial) = Self.readMessages(payload, into: &output, continued: false)
+    if partial {
+      let rest = Array(UnsafeRawBufferPointer(rebasing: payload[consumed...]))
+      keep(Connection(nextSequence: next, buffer: rest, lastTime: time), for: key, into: &output)
+    }
+    return output
+  }
+
+  /// Reads the complete messages at the front of `buffer`, leaving a partial one.
+  private func read(_ buffer: inout [UInt8], into output: inout Output, continued: Bool) {
+    let (consumed, partial) = buffer.withUnsafeBytes { bytes in
+      Self.readMessages(bytes, into: &output, continued: continued)
+    }
+    if partial {
+      buffer.removeFirst(consumed)
+    } else {
+      buffer.removeAll()
+    }
+  }
+
+  /// The complete messages at the front of `bytes` (keep-alives between them skipped) into
+  /// `output`: the bytes they took, and whether a partial message follows them. Bytes that are
+  /// not SIP, or a malformed message (counted), end the reading: the rest cannot be framed.
+  static func readMessages(
+    _ bytes: UnsafeRawBufferPointer, into output: inout Output, continued: Bool
+  ) -> (consumed: Int, partial: Bool) {
     var consumed = 0
-    while consumed < payload.count {
-      let rest = UnsafeRawBufferPointer(rebasing: payload[consumed...])
-      let skipped = Self.keepAliveLength(rest)
+    while consumed < bytes.count {
+      let rest = UnsafeRawBufferPointer(rebasing: bytes[consumed...])
+      let skipped = keepAliveLength(rest)
       if skipped > 0 {
         consumed += skipped
         continue
@@ -76,48 +102,18 @@ struct SIPStreamReassembly: Sendable {
       switch SIPMessage.parse(rest, framing: .stream) {
       case .message(let message, let length):
         output.messages.append(message)
+        if continued && consumed == 0 { output.reassembled += 1 }
         consumed += max(1, length)
       case .incomplete:
-        let connection = Connection(nextSequence: next, buffer: Array(rest), lastTime: time)
-        keep(connection, for: key, into: &output)
-        return output
+        return (consumed, true)
       case .notSIP:
-        return output
+        return (consumed, false)
       case .malformed(let reason):
         output.malformed.append(reason)
-        return output
+        return (consumed, false)
       }
     }
-    return output
-  }
-
-  /// Reads the complete messages at the front of `buffer`, leaving a partial one.
-  private func read(_ buffer: inout [UInt8], into output: inout Output, continued: Bool) {
-    var consumed = 0
-    buffer.withUnsafeBytes { bytes in
-      while consumed < bytes.count {
-        let rest = UnsafeRawBufferPointer(rebasing: bytes[consumed...])
-        let skipped = Self.keepAliveLength(rest)
-        if skipped > 0 {
-          consumed += skipped
-          continue
-        }
-        switch SIPMessage.parse(rest, framing: .stream) {
-        case .message(let message, let length):
-          output.messages.append(message)
-          if continued && consumed == 0 { output.reassembled += 1 }
-          consumed += max(1, length)
-        case .incomplete:
-          return
-        case .notSIP:
-          consumed = bytes.count
-        case .malformed(let reason):
-          output.malformed.append(reason)
-          consumed = bytes.count
-        }
-      }
-    }
-    buffer.removeFirst(consumed)
+    return (consumed, false)
   }
 
   /// Keeps a connection whose buffer holds a partial message, within the bounds.
