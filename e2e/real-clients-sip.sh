@@ -24,7 +24,9 @@
 #      in its 5 s cadence): no held state (nothing flows), disconnected 12 s +/- 2 s after it
 #      began, recovered after it; then 10 s clean. The agent's rx loss of the peer must equal the drops of B's RTP exactly,
 #      live and in the capture;
-#   g. hangup (SIP BYE, RTCP BYE): the peer must end.
+#   g. hangup (SIP BYE, RTCP BYE): the peer must end; `analyze --calls` on the capture finds
+#      one SIP call, held once for the hold phase, the blackout its only outage, ended by the
+#      caller's BYE.
 # A table "truth vs agent" closes the run. Every wait has a deadline (lib.sh).
 #
 #   e2e/real-clients-sip.sh      (root; skips with a reason otherwise; KEEP=1 keeps files)
@@ -291,6 +293,7 @@ grep -qx "0 packets dropped by kernel" "$work/tcpdump.log" \
   || { echo "FAIL tcpdump dropped packets: $(grep dropped "$work/tcpdump.log")"; exit 1; }
 run_for 120 "$netquality" analyze "$work/call.pcap" --format json --local $addr_a/32 >"$work/analysis.json"
 run_for 120 "$netquality" analyze "$work/call.pcap" --timeline --format jsonl --local $addr_a/32 >"$work/timeline.jsonl"
+run_for 120 "$netquality" analyze "$work/call.pcap" --calls --format json --local $addr_a/32 >"$work/calls.json"
 # The capture's RTCP as tshark decodes it, to compute the round trip from LSR/DLSR ourselves:
 # tshark's own calculation (rtcp.show_roundtrip_calculation) matches a report only against the
 # last SR it saw, and here both sides send at the same instant, so with any delay the peer's
@@ -515,6 +518,27 @@ live_end = [p for t, p, _ in polls_in(phases["g"], phases["end"] + 2) if p and p
 check(bool(live_end), "hangup (live API): the peer is ended")
 row("hangup -> ended (timeline / live)", "ended / ended", f"{'ended' if ended else '-'} / {'ended' if live_end else '-'}",
     bool(ended) and bool(live_end))
+
+# -- The call (issue 28): one SIP call holding both RTP streams and no other call, held once
+# for the hold phase (its silence no outage), the blackout its one outage, ended by the
+# caller's BYE (alice dials and hangs up), whatever the live agent saw of it too.
+calls = json.load(open(f"{work}/calls.json"))["calls"]
+sip = [c for c in calls if c["kind"] == "sip"]
+check(len(sip) == 1 and len(calls) == 1, f"calls: one SIP call and nothing else ({[c['kind'] for c in calls]})")
+if sip:
+    call = sip[0]
+    held = phases["e"] - phases["d"]
+    ok = call["holds"] == 1 and abs(call["held_s"] - held) < 1.0
+    check(ok, f"calls: held once for {fmt(call['held_s'], 1)} s (the hold phase {fmt(held, 1)} s)")
+    row("call: holds, seconds held", f"1, {fmt(held, 1)}", f"{call['holds']}, {fmt(call['held_s'], 1)}", ok)
+    ok = call["outages"] == 1
+    check(ok, f"calls: one outage, the blackout ({call['outages']}, {fmt(call['outage_s'], 1)} s)")
+    row("call: outages (the blackout only)", "1", str(call["outages"]), ok)
+    ok = call["end_reason"] == "bye_caller" and call["final_status"] == 200 and call["stream_count"] == 2
+    check(ok, f"calls: answered 200, ended by the caller's BYE, 2 streams ({call['final_status']}, "
+          f"{call['end_reason']}, {call['stream_count']})")
+    row("call: status, end, streams", "200, bye_caller, 2",
+        f"{call['final_status']}, {call['end_reason']}, {call['stream_count']}", ok)
 
 print("\ntruth vs agent")
 width = max(len(r[0]) for r in table)

@@ -37,6 +37,7 @@ stages=(
   "e2e-top-tmux|180|e2e/top-tmux.sh"
   "e2e-on-call-views|180|e2e/on-call-views.sh"
   "e2e-real-clients-sip|420|e2e/real-clients-sip.sh"
+  "e2e-calls-sipp|300|e2e/calls-sipp.sh"
   "e2e-real-clients-webrtc|360|e2e/real-clients-webrtc.sh"
   "e2e-media-truth|480|e2e/media-truth.sh"
   "install|900|scripts/check-install.sh"

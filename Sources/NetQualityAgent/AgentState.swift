@@ -43,6 +43,8 @@ public final class AgentState: Sendable {
     var alerts: [Alert] = []
     /// The latest events, newest last, at most `recentEventLimit`: what the status page lists.
     var recentEvents: [EngineEvent] = []
+    /// The latest ended calls, newest last, at most `recentCallLimit`: `/api/v1/calls`.
+    var recentCalls: [CallRecord] = []
     var interfaces: [String: CaptureInterfacesCollector.Interface] = [:]
     var capture = CaptureCounters()
     var trackedStreams = 0
@@ -66,6 +68,8 @@ public final class AgentState: Sendable {
 
   /// Events the status page can list: a screenful.
   static let recentEventLimit = 20
+  /// Ended calls `/api/v1/calls` answers from (a record is about 2 KB).
+  static let recentCallLimit = 1000
 
   /// Takes over `engine`'s two halves.
   public init(

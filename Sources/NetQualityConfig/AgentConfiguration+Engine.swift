@@ -19,6 +19,7 @@ extension AgentConfiguration {
     // A peer given up stays (in metrics, API and dashboard) for the grace period, and then
     // its streams are forgotten with it: one timer for both.
     result.forgetAfterTimeoutSeconds = peerGraceSeconds
+    result.calls.userMasking = calls.masking
     return result
   }
 }

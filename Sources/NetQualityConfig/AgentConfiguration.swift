@@ -5,8 +5,10 @@ import NetQualityCore
 public struct AgentConfiguration: Sendable {
   /// Interfaces to capture on; empty means every interface that is up and not loopback.
   public var interfaces: [String] = []
-  /// BPF filter of the captures.
-  public var bpfFilter = "udp"
+  /// BPF filter of the captures: UDP (RTP, RTCP, STUN, TURN, DTLS, SIP) and SIP over TCP on
+  /// its ports (5060, and 5061 for SIP over TLS, which is counted, not read).
+  public var bpfFilter = AgentConfiguration.defaultFilter
+  public static let defaultFilter = "udp or tcp port 5060 or tcp port 5061"
   /// Bytes captured per packet: RTP needs its headers, SIP/SDP a full MTU. libpcap sizes each
   /// slot of the kernel ring by this, so a large value means few slots and drops under load.
   public var snapLength = 2048
@@ -48,6 +50,9 @@ public struct AgentConfiguration: Sendable {
   public var alertRunbookURL = AgentConfiguration.defaultRunbookURL
   /// Where alerts are pushed (none unless `alertmanager.url(s)` is set).
   public var alertmanager = AlertmanagerSettings()
+  /// Call detection's masking of users and the calls kept in memory (the rest of `calls:` is
+  /// the engine's, `engine.calls`).
+  public var calls = CallsSettings()
   /// The line of each key (dotted path) in the file it was loaded from, for checks made after
   /// loading (the capture filter compiled, interfaces and directories looked up).
   public var keyLines: [String: Int] = [:]

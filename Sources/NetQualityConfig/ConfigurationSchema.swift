@@ -6,7 +6,7 @@ enum ConfigurationSchema {
   static let keys: [ConfigurationKey] =
     CaptureKeys.all + PeerKeys.all + EngineKeys.all + QualityKeys.all + AlertKeys.all
     + WebKeys.all + MetricsKeys.all + DashboardKeys.all + ProbeKeys.all + StorageKeys.all
-    + AlertKeys.alertmanager
+    + AlertKeys.alertmanager + CallKeys.all
 
   static let checks: [ConfigurationCheck] = EngineKeys.checks
 }

@@ -13,7 +13,9 @@ struct AnalyzeCommand: ParsableCommand {
     abstract: "Analyse the RTP/RTCP streams in a pcap or pcapng file.",
     discussion: """
       Streams are found without signalling (RFC 7983 demultiplexing, RFC 3550 probation); SDP in \
-      SIP over UDP, where the capture has it, supplies clock rates. Output is deterministic.
+      SIP, where the capture has it, supplies clock rates. --calls lists the calls instead: SIP \
+      dialogs, WebRTC sessions and media sessions, each with its streams (docs/calls.md). \
+      Output is deterministic.
       """
   )
 
@@ -29,6 +31,12 @@ struct AnalyzeCommand: ParsableCommand {
 
   @Flag(help: "Replay the capture through the 2 s scorer: tx/rx levels, states, events, alerts.")
   var timeline = false
+
+  @Flag(
+    help: ArgumentHelp(
+      "List the calls (SIP dialogs by Call-ID, WebRTC sessions, media sessions) with their "
+        + "answer, final status, end and streams' figures: table or json."))
+  var calls = false
 
   @Option(
     help: "Tick interval of --timeline, seconds (0.1 to 3600, as tick_interval in the agent).")
@@ -48,6 +56,14 @@ struct AnalyzeCommand: ParsableCommand {
 
   func run() throws {
     let prefixes = try parseLocalNetworks(localNetworks)
+    if calls {
+      guard !timeline, db == nil else {
+        throw fail("--calls lists calls; use it without --timeline and --db", code: 2)
+      }
+      guard format != .jsonl else { throw fail("--calls writes table or json, not jsonl", code: 2) }
+      try runCalls(localNetworks: prefixes)
+      return
+    }
     if timeline || db != nil {
       guard format != .json else {
         throw fail("--timeline writes table or jsonl, not json", code: 2)
@@ -92,25 +108,7 @@ struct AnalyzeCommand: ParsableCommand {
 
   /// Two passes when no --local is given: one to find the local side, one to score.
   private func runTimeline(localNetworks: [NetworkPrefix]) throws {
-    var configuration = EngineConfiguration()
-    configuration.tickIntervalSeconds = interval
-    configuration.localNetworks = localNetworks
-    if localNetworks.isEmpty {
-      guard file != "-" else {
-        throw fail(
-          "--timeline on standard input needs --local: the local side is otherwise found by a "
-            + "first pass over the file", code: 2)
-      }
-      var analyzer = StreamAnalyzer()
-      _ = try open().feed(&analyzer)
-      guard let guess = LocalInference.guess(analyzer.report()) else {
-        throw fail("\(file): no RTP streams, so no timeline")
-      }
-      configuration.localNetworks = [NetworkPrefix(guess.address.description)].compactMap { $0 }
-      warn(
-        "no --local given: taking \(guess.address) as local (in \(guess.streams) of "
-          + "\(guess.of) streams); streams from it are tx, to it rx")
-    }
+    let configuration = try engineConfiguration(localNetworks: localNetworks, flag: "--timeline")
     var engine = Engine(configuration: configuration)
     var schedule = TickSchedule(intervalSeconds: interval)
     let history = try db.map(openHistory)
@@ -133,6 +131,56 @@ struct AnalyzeCommand: ParsableCommand {
       })
     _ = warnIfStoppedEarly(completion)
     if let history, let db { try finishHistory(history, path: db, error: historyError) }
+  }
+
+  /// The engine's settings for a replay: the tick interval, and the local side given, or else
+  /// found by a first pass over the file. Without RTP streams to find it from, `--timeline`
+  /// fails; `--calls` goes on with no local side (its calls' streams have no direction).
+  private func engineConfiguration(localNetworks: [NetworkPrefix], flag: String) throws
+    -> EngineConfiguration
+  {
+    var configuration = EngineConfiguration()
+    configuration.tickIntervalSeconds = interval
+    configuration.localNetworks = localNetworks
+    guard localNetworks.isEmpty else { return configuration }
+    guard file != "-" else {
+      throw fail(
+        "\(flag) on standard input needs --local: the local side is otherwise found by a "
+          + "first pass over the file", code: 2)
+    }
+    var analyzer = StreamAnalyzer()
+    _ = try open().feed(&analyzer)
+    guard let guess = LocalInference.guess(analyzer.report()) else {
+      guard flag == "--calls" else { throw fail("\(file): no RTP streams, so no timeline") }
+      return configuration
+    }
+    configuration.localNetworks = [NetworkPrefix(guess.address.description)].compactMap { $0 }
+    warn(
+      "no --local given: taking \(guess.address) as local (in \(guess.streams) of "
+        + "\(guess.of) streams); streams from it are tx, to it rx")
+    return configuration
+  }
+
+  /// `--calls`: the capture replayed through the engine; every call that ended, the open ones
+  /// ending with the capture.
+  private func runCalls(localNetworks: [NetworkPrefix]) throws {
+    let configuration = try engineConfiguration(localNetworks: localNetworks, flag: "--calls")
+    var engine = Engine(configuration: configuration)
+    var schedule = TickSchedule(intervalSeconds: interval)
+    var records: [CallRecord] = []
+    var signalling = SignallingCounters()
+    let completion = try open().replay(
+      into: &engine, schedule: &schedule,
+      onTick: { result in
+        records += result.snapshot.calls.ended
+        signalling = result.snapshot.calls.signalling
+      })
+    _ = warnIfStoppedEarly(completion)
+    if format == .json {
+      print(CallsJSON.document(records, signalling: signalling, file: file))
+    } else {
+      print(CallsTable.render(records, signalling: signalling), terminator: "")
+    }
   }
 
   /// The history file `--db` names, opened for writing with a run for this capture.

@@ -87,6 +87,13 @@ final class ReloadEveryKeyTests: XCTestCase {
       "storage.max_size_mb": "storage: {max_size_mb: 10}",
       "storage.stream_rows": "storage: {stream_rows: true}",
       "alertmanager": "alertmanager: {url: \"http://127.0.0.1:9093\"}",
+      "calls.max_tracked": "calls: {max_tracked: 10}",
+      "calls.user_masking": "calls: {user_masking: hash}",
+      "calls.user_hash_key": "calls: {user_hash_key: k}",
+      "calls.user_last_digits": "calls: {user_last_digits: 2}",
+      "calls.failure_window": "calls: {failure_window: 60}",
+      "calls.failure_min_calls": "calls: {failure_min_calls: 5}",
+      "calls.held_timeout": "calls: {held_timeout: 600}",
     ]
   }
 
@@ -229,6 +236,7 @@ final class ReloadEveryKeyTests: XCTestCase {
     XCTAssertEqual(engine.timers, expected.timers, name)
     XCTAssertEqual(engine.alertRules, expected.alertRules, name)
     XCTAssertEqual(engine.forgetAfterTimeoutSeconds, expected.forgetAfterTimeoutSeconds, name)
+    XCTAssertEqual(engine.calls, expected.calls, name)
     XCTAssertEqual(engine.peerGroups.map(\.name), expected.peerGroups.map(\.name), name)
     XCTAssertEqual(engine.peerGroups.map(\.networks), expected.peerGroups.map(\.networks), name)
     let analyzer = state.capture.withLock { $0.configuration }

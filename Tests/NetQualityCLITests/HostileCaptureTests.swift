@@ -8,7 +8,8 @@ import XCTest
 extension CommandLineTests {
   /// Every output mode of `analyze`.
   static let modes: [[String]] = [
-    [], ["--format", "json"], ["--timeline"], ["--timeline", "--format", "jsonl"],
+    [], ["--format", "json"], ["--timeline"], ["--timeline", "--format", "jsonl"], ["--calls"],
+    ["--calls", "--format", "json"],
   ]
   /// Ample for a debug build reading a small capture; a hang or a tick flood overruns it.
   static let secondsPerRun = 30.0

@@ -1,5 +1,6 @@
 import Foundation
 import NetQualityAgent
+import NetQualityConfig
 import XCTest
 
 /// SIGHUP applies the file through the same path as the start: peer groups, `max_streams`
@@ -65,7 +66,9 @@ extension CommandLineTests {
     XCTAssertEqual(configuration(after)["max_streams"] as? Int, 9)
     XCTAssertEqual((configuration(after)["peers"] as? [Any])?.count, 0)
     XCTAssertEqual(after["restart_pending"] as? [String], ["bpf_filter"])
-    XCTAssertEqual(configuration(after)["bpf_filter"] as? String, "udp", "kept until a restart")
+    XCTAssertEqual(
+      configuration(after)["bpf_filter"] as? String, AgentConfiguration.defaultFilter,
+      "kept until a restart")
     XCTAssertTrue(
       agent.standardError.contains("changed but waiting for a restart: bpf_filter"),
       agent.standardError)

@@ -7,7 +7,7 @@ final class SessionDescriptionTests: XCTestCase {
     INVITE sip:bob@192.0.2.20 SIP/2.0\r
     Via: SIP/2.0/UDP 192.0.2.10:5060\r
     Content-Type: application/sdp\r
-    Content-Length: 150\r
+    Content-Length: 229\r
     \r
     v=0\r
     o=- 1 1 IN IP4 192.0.2.10\r

@@ -16,6 +16,7 @@ enum HTTPServer {
   static let paths: Set<String> = [
     "/metrics", "/-/healthy", "/-/ready", "/", "/api/v1/peers", "/api/v1/streams",
     "/api/v1/alerts", "/api/v1/status", "/api/v1/history", "/probe",
+    "/api/v1/calls",
   ]
 
   /// How long Prometheus waits for this scrape (sent with every scrape).
@@ -99,6 +100,9 @@ enum HTTPServer {
     }
     router.get("/api/v1/alerts") { _, _ -> Response in
       json(.object([("alerts", .array(state.read(\.alerts).map(TimelineJSON.alert)))]))
+    }
+    router.get("/api/v1/calls") { request, _ -> Response in
+      await calls(state, query: request.uri.queryParameters)
     }
     router.get("/api/v1/history") { request, context -> Response in
       await untilClientGoes(context.channel, registry: registry) {

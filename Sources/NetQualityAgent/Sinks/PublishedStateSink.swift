@@ -30,6 +30,10 @@ struct PublishedStateSink: TickSink {
         contentsOf: tick.result.events.suffix(AgentState.recentEventLimit))
       published.recentEvents.removeFirst(
         max(0, published.recentEvents.count - AgentState.recentEventLimit))
+      published.recentCalls.append(
+        contentsOf: tick.result.snapshot.calls.ended.suffix(AgentState.recentCallLimit))
+      published.recentCalls.removeFirst(
+        max(0, published.recentCalls.count - AgentState.recentCallLimit))
       published.capture = tick.capture
       published.trackedStreams = tick.trackedStreams
       published.streamSlots = tick.streamSlots

@@ -137,7 +137,8 @@ public struct AlertEvaluator: Sendable {
     }
     tracks[key] = track
     guard track.evidence.ticks >= rule.forTicks else { return nil }
-    var labels = ["peer": peer]
+    // An alert about no peer (the calls' failure ratios) has no peer label.
+    var labels = peer.isEmpty ? [:] : ["peer": peer]
     if let direction = rule.metric.direction { labels["direction"] = direction }
     let alert = Alert(
       id: "\(rule.name):\(peer):\(time.nanosecondsSinceEpoch / 1_000_000)", rule: rule.name,

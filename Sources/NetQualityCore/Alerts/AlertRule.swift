@@ -22,6 +22,14 @@ public struct AlertRule: Sendable, Equatable {
     /// Freezes of the peer's incoming video in the tick's window (webrtc-stats `freezeCount`
     /// at the capture point: docs/media.md); nil for a peer without incoming video.
     case rxVideoFreezes = "rx_video_freezes"
+    /// Host-wide, not per peer: the share of the SIP calls ended over `calls.failure_window`
+    /// that were never answered, and that failed with a 5xx (nil below
+    /// `calls.failure_min_calls` calls).
+    case callFailureRatio = "call_failure_ratio"
+    case callServerFailureRatio = "call_5xx_ratio"
+
+    /// A figure of the calls, not of a peer.
+    public var isAboutCalls: Bool { self == .callFailureRatio || self == .callServerFailureRatio }
 
     /// Whether the metric is a quality level, which the engine shows damped (`LevelDamper`).
     public var isLevel: Bool { self == .rxQuality || self == .txQuality }
@@ -47,7 +55,8 @@ public struct AlertRule: Sendable, Equatable {
       case .rxQuality, .rxLossRatio, .rxJitterMilliseconds, .rxMeanOpinionScore, .rxVideoFreezes:
         "rx"
       case .txQuality, .txLossRatio, .txJitterMilliseconds, .txMeanOpinionScore: "tx"
-      case .roundTripMilliseconds, .connectionState: nil
+      case .roundTripMilliseconds, .connectionState, .callFailureRatio, .callServerFailureRatio:
+        nil
       }
     }
   }

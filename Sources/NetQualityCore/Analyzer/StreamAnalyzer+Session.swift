@@ -20,6 +20,7 @@ extension StreamAnalyzer {
     switch message.messageClass {
     case .request:
       stunTransactions.request(message, to: datagram.destinationAddress, at: time)
+      noteICECheck(message, datagram: datagram, at: time)
     case .successResponse, .errorResponse:
       guard
         let seconds = stunTransactions.response(message, from: datagram.sourceAddress, at: time)

@@ -67,6 +67,8 @@ public struct StreamAnalyzer: Sendable {
   public internal(set) var stunRoundTripByAddress: [IPAddress: RoundTripStatistics] = [:]
   /// The latest clear end-of-call signal (DTLS alert, TURN release) per address.
   public internal(set) var sessionEndByAddress: [IPAddress: SessionEnd] = [:]
+  /// Call signalling (SIP over UDP and TCP, ICE checks) for the tick's call detection.
+  var calls = CallSignalling()
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
@@ -147,6 +149,9 @@ public struct StreamAnalyzer: Sendable {
       ingestUDP(payload, wireLength: datagram.payloadLength, datagram: datagram, at: time)
     case .otherTransport:
       counters.otherTransport += 1
+    case .tcp(let sequence):
+      counters.otherTransport += 1
+      ingestTCP(frame, datagram: datagram, sequence: sequence, at: time)
     case .notIP:
       counters.nonIP += 1
     case .fragment:
@@ -174,7 +179,7 @@ public struct StreamAnalyzer: Sendable {
     case .turnChannelData:
       guard let inner = TURNChannelData.applicationData(in: payload, wireLength: wireLength) else {
         // Not ChannelData after all: SIP requests start with letters in this range.
-        _ = ingestSignalling(payload, at: time)
+        ingestSignalling(payload, datagram: datagram, at: time)
         return
       }
       counters.turnChannelDataPackets += 1
@@ -192,7 +197,7 @@ public struct StreamAnalyzer: Sendable {
     case .zrtp:
       break
     case .unknown:
-      _ = ingestSignalling(payload, at: time)
+      ingestSignalling(payload, datagram: datagram, at: time)
     }
   }
 
@@ -376,15 +381,15 @@ public struct StreamAnalyzer: Sendable {
     return .unknown
   }
 
-  /// SIP with SDP: remembers each media's endpoint and payload formats.
-  mutating func ingestSignalling(_ payload: UnsafeRawBufferPointer, at time: CaptureTime) -> Bool {
-    guard let description = SessionDescription.fromSIPMessage(payload) else { return false }
+  /// SIP with SDP: remembers each media's endpoint and payload formats (clock rates for the
+  /// streams it names).
+  mutating func learnMedia(_ description: SessionDescription, at time: CaptureTime) {
+    guard !description.media.isEmpty else { return }
     counters.sipMessagesWithSDP += 1
     for media in description.media {
       signalledMedia[media.endpoint] = SignalledMedia(media: media, lastUsed: time)
     }
     signallingGeneration += 1
-    return true
   }
 }
 

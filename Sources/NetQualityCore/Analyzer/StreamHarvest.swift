@@ -120,6 +120,9 @@ public struct StreamHarvest: Sendable {
   public var streamSlots = 0
   /// Streams forgotten by this harvest.
   public var forgotten = 0
+  /// The call signalling since the previous harvest, and the capture side's counts of it.
+  public var signalling = SignallingJournal()
+  public var signallingCounters = SignallingCounters()
   /// When the harvest compacted the stream arrays (`compactIfSparse`): each old index's new
   /// one, or -1; empty otherwise. `streams` keep the old indices (those of the counters the
   /// scorer kept at the previous tick); the scorer moves its state to the new ones after.
@@ -226,6 +229,9 @@ extension StreamAnalyzer {
     harvest.forgotten = forget(silentSince: cutoff)
     compactIfSparse(remap: &harvest.remap)
     harvest.capture = captureCounters
+    harvest.signalling = takeSignalling()
+    harvest.signallingCounters = calls.counters
+    calls.tcp.forget(before: cutoff)
     harvest.liveStreams = liveStreamCount
     harvest.streamSlots = streams.count
   }

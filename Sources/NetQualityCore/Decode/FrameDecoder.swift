@@ -17,12 +17,14 @@ public struct FrameDecoder: Sendable {
   static let etherTypeQinQ: UInt16 = 0x88A8  // IEEE 802.1ad
   static let etherTypeQinQLegacy: UInt16 = 0x9100  // pre-standard double tagging
   static let ipProtocolUDP: UInt8 = 17
+  static let ipProtocolTCP: UInt8 = 6
 
   /// Decodes a frame into a value (convenient for tests and tools).
   public func decode(_ frame: UnsafeRawBufferPointer, originalLength: Int) -> FrameDecodeResult {
     var datagram = UDPDatagram()
     switch decode(frame, originalLength: originalLength, into: &datagram) {
     case .udp: return .udp(datagram)
+    case .tcp(let sequence): return .tcp(datagram, sequence: sequence)
     case .otherTransport: return .otherTransport
     case .notIP: return .notIP
     case .fragment: return .fragment
@@ -133,7 +135,15 @@ public struct FrameDecoder: Sendable {
     // RFC 791: flags(3 bits) + fragment offset(13 bits); MF or a non-zero offset is a fragment.
     let fragmentField = frame.uint16BigEndian(at: offset + 6)
     if fragmentField & 0x3FFF != 0 { return .fragment }
-    guard frame.byte(at: offset + 9) == Self.ipProtocolUDP else { return .otherTransport }
+    let transport = frame.byte(at: offset + 9)
+    guard transport == Self.ipProtocolUDP else {
+      guard transport == Self.ipProtocolTCP else { return .otherTransport }
+      datagram.sourceAddress = IPAddress(ipv4: frame.uint32BigEndian(at: offset + 12))
+      datagram.destinationAddress = IPAddress(ipv4: frame.uint32BigEndian(at: offset + 16))
+      return tcp(
+        frame, at: offset + headerLength, ipPayloadLength: totalLength - headerLength,
+        into: &datagram)
+    }
     datagram.sourceAddress = IPAddress(ipv4: frame.uint32BigEndian(at: offset + 12))
     datagram.destinationAddress = IPAddress(ipv4: frame.uint32BigEndian(at: offset + 16))
     return udp(
@@ -165,6 +175,8 @@ public struct FrameDecoder: Sendable {
       case Self.ipProtocolUDP:
         return udp(
           frame, at: headerOffset, ipPayloadLength: remaining, wire: wire, into: &datagram)
+      case Self.ipProtocolTCP:
+        return tcp(frame, at: headerOffset, ipPayloadLength: remaining, into: &datagram)
       case 44:  // Fragment header (RFC 8200 section 4.5).
         return .fragment
       case 0, 43, 60, 51:  // Hop-by-hop, routing, destination options, AH (RFC 4302).
@@ -203,5 +215,24 @@ public struct FrameDecoder: Sendable {
     // much of its payload was captured so nothing reads past it.
     datagram.capturedPayloadLength = min(udpLength - 8, frame.count - offset - 8)
     return .udp
+  }
+
+  /// A TCP segment (RFC 9293 section 3.1): ports, sequence number, and the payload after the
+  /// header's data offset. Only SIP over TCP reads it: a header the capture cut, or one that
+  /// contradicts its length, is other transport as before, never a decode error.
+  private func tcp(
+    _ frame: UnsafeRawBufferPointer, at offset: Int, ipPayloadLength: Int,
+    into datagram: inout UDPDatagram
+  ) -> FrameDecodeStatus {
+    guard ipPayloadLength >= 20, frame.count >= offset + 20 else { return .otherTransport }
+    let headerLength = Int(frame.byte(at: offset + 12) >> 4) * 4
+    guard headerLength >= 20, headerLength <= ipPayloadLength else { return .otherTransport }
+    datagram.sourcePort = frame.uint16BigEndian(at: offset)
+    datagram.destinationPort = frame.uint16BigEndian(at: offset + 2)
+    datagram.payloadOffset = offset + headerLength
+    datagram.payloadLength = ipPayloadLength - headerLength
+    datagram.capturedPayloadLength = max(
+      0, min(datagram.payloadLength, frame.count - datagram.payloadOffset))
+    return .tcp(sequence: frame.uint32BigEndian(at: offset + 4))
   }
 }

@@ -14,6 +14,8 @@ public struct STUNMessage: Sendable, Equatable {
   static let refreshMethod: UInt16 = 0x004
   /// RFC 8656 section 18: the LIFETIME attribute (seconds).
   static let lifetimeAttribute: UInt16 = 0x000D
+  /// RFC 8489 section 14.3: USERNAME.
+  static let usernameAttribute: UInt16 = 0x0006
   static let headerLength = 20
 
   public var method: UInt16
@@ -23,6 +25,10 @@ public struct STUNMessage: Sendable, Equatable {
   public var transactionLow: UInt32
   /// The LIFETIME attribute's value, when the message has one.
   public var lifetimeSeconds: UInt32?
+  /// A Binding request's USERNAME as ICE writes it, `remote-ufrag:local-ufrag` (RFC 8445
+  /// section 7.2.2), hashed so that both ends' checks give the same value: one ICE session.
+  /// nil without a USERNAME of that form.
+  public var iceSessionHash: UInt64?
 
   public var isBinding: Bool { method == Self.bindingMethod }
   /// A TURN client releasing its allocation (RFC 8656 section 7.2: "a Refresh request with a
@@ -51,7 +57,9 @@ public struct STUNMessage: Sendable, Equatable {
     transactionHigh = message.uint64BigEndian(at: 8)
     transactionLow = message.uint32BigEndian(at: 16)
     lifetimeSeconds = nil
-    guard method == Self.refreshMethod else { return }
+    iceSessionHash = nil
+    let readsUsername = method == Self.bindingMethod && messageClass == .request
+    guard method == Self.refreshMethod || readsUsername else { return }
     // Attributes: type, length, value padded to 4 bytes (RFC 8489 section 14).
     let end = min(message.count, Self.headerLength + length)
     var offset = Self.headerLength
@@ -59,11 +67,42 @@ public struct STUNMessage: Sendable, Equatable {
       let attribute = message.uint16BigEndian(at: offset)
       let valueLength = Int(message.uint16BigEndian(at: offset + 2))
       guard offset + 4 + valueLength <= end else { return }
-      if attribute == Self.lifetimeAttribute && valueLength == 4 {
+      if attribute == Self.lifetimeAttribute && valueLength == 4 && !readsUsername {
         lifetimeSeconds = message.uint32BigEndian(at: offset + 4)
+        return
+      }
+      if attribute == Self.usernameAttribute && readsUsername {
+        iceSessionHash = Self.sessionHash(message.window(from: offset + 4, count: valueLength))
         return
       }
       offset += 4 + (valueLength + 3) & ~3
     }
+  }
+
+  /// The two ufrags of an ICE USERNAME hashed (FNV-1a, 64 bits) each, combined in order of
+  /// value: `a:b` and `b:a` give the same. nil without exactly one colon between two
+  /// non-empty parts.
+  static func sessionHash(_ username: UnsafeRawBufferPointer) -> UInt64? {
+    var hashes: (UInt64, UInt64) = (0xcbf2_9ce4_8422_2325, 0xcbf2_9ce4_8422_2325)
+    var part = 0
+    var lengths = (0, 0)
+    for index in 0..<username.count {
+      let byte = username.byte(at: index)
+      if byte == UInt8(ascii: ":") {
+        guard part == 0 else { return nil }
+        part = 1
+        continue
+      }
+      if part == 0 {
+        hashes.0 = (hashes.0 ^ UInt64(byte)) &* 0x100_0000_01b3
+        lengths.0 += 1
+      } else {
+        hashes.1 = (hashes.1 ^ UInt64(byte)) &* 0x100_0000_01b3
+        lengths.1 += 1
+      }
+    }
+    guard part == 1, lengths.0 > 0, lengths.1 > 0 else { return nil }
+    let (low, high) = hashes.0 < hashes.1 ? hashes : (hashes.1, hashes.0)
+    return (low &* 0x9E37_79B9_7F4A_7C15) ^ high
   }
 }

@@ -1,5 +1,6 @@
 /// A decoded UDP datagram: its addresses, ports and where its payload lies in the frame (no
-/// copy). Stored as plain words so the decoder fills it in place on the per-packet path.
+/// copy). Stored as plain words so the decoder fills it in place on the per-packet path. A TCP
+/// segment (`FrameDecodeStatus.tcp`) fills the same fields: its ports and its payload.
 public struct UDPDatagram: Sendable, Equatable {
   public var sourceAddress = IPAddress(high: 0, low: 0)
   public var destinationAddress = IPAddress(high: 0, low: 0)
@@ -22,7 +23,10 @@ public struct UDPDatagram: Sendable, Equatable {
 /// What the frame decoder made of one captured frame.
 public enum FrameDecodeResult: Sendable, Equatable {
   case udp(UDPDatagram)
-  /// IP, but not UDP (TCP, ICMP, ESP, ...).
+  /// A TCP segment (for SIP over TCP): its addresses, ports and payload, and its sequence
+  /// number.
+  case tcp(UDPDatagram, sequence: UInt32)
+  /// IP, but neither UDP nor TCP (ICMP, ESP, ...), or TCP without a whole header.
   case otherTransport
   /// Not IP at all (ARP, LLDP, an unknown link type, ...).
   case notIP
@@ -37,6 +41,7 @@ public enum FrameDecodeResult: Sendable, Equatable {
 /// The decoder's verdict without the datagram, for the in-place form of `FrameDecoder.decode`.
 public enum FrameDecodeStatus: Sendable, Equatable {
   case udp
+  case tcp(sequence: UInt32)
   case otherTransport
   case notIP
   case fragment

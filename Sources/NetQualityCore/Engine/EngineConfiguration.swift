@@ -14,6 +14,8 @@ public struct EngineConfiguration: Sendable {
   /// Upper bounds of the probe round-trip histogram, seconds, ascending
   /// (`netquality_probe_rtt_seconds`; `DelayHistogram.roundTripBoundsSeconds` says why these).
   public var probeRoundTripBoundsSeconds = DelayHistogram.roundTripBoundsSeconds
+  /// Call detection: how many calls at once, how users are kept (see `CallSettings`).
+  public var calls = CallSettings()
   /// Named groups of remote addresses: a peer in a group is reported under the group's name.
   public var peerGroups: [(name: String, networks: [NetworkPrefix])] = []
 

@@ -59,6 +59,7 @@ extension Scorer {
     case .rxVideoFreezes:
       guard let media = peer.media, media.rx.videoStreams > 0 else { return nil }
       return Double(media.rx.window.freezes)
+    case .callFailureRatio, .callServerFailureRatio: return nil
     }
   }
 
@@ -82,6 +83,8 @@ extension Scorer {
     switch rule.metric {
     case .connectionState:
       return "peer \(peer.peer) \(peer.state.rawValue) since \(peer.stateSince.rfc3339)"
+    case .callFailureRatio, .callServerFailureRatio:
+      return "\(rule.metric.rawValue) \(evidence.worstValue)"
     case .rxQuality, .txQuality:
       let value = evidence.worstValue
       let name = QualityLevel(rawValue: Int(value))?.name ?? "\(value)"

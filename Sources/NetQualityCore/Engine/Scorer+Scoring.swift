@@ -19,7 +19,7 @@ extension Scorer {
 
   /// rx: what we measured on the peer's streams, and the backward direction of our probes
   /// (reflector to us), each pooled over the scoring windows; the worse of them.
-  mutating func scoreRx(
+  func scoreRx(
     _ record: inout PeerRecord, _ window: PeerWindow, probe: ProbeSnapshot?,
     roundTripMilliseconds rtt: Double?
   ) -> DirectionSnapshot {
@@ -52,7 +52,7 @@ extension Scorer {
 
   /// tx: what the peer reported about our streams (RFC 3550 receiver reports) while fresh, and
   /// the forward direction of our probes (us to the reflector); the worse of them.
-  mutating func scoreTx(
+  func scoreTx(
     _ record: inout PeerRecord, _ window: PeerWindow, probe: ProbeSnapshot?,
     roundTripMilliseconds rtt: Double?, now: CaptureTime
   ) -> DirectionSnapshot {

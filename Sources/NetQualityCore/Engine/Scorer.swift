@@ -32,10 +32,13 @@ public struct Scorer: Sendable {
   var mediaBaselines: [Int32: MediaBaseline] = [:]
   var feedbackBaselines: [AddressPair: FeedbackCounts] = [:]
   var mediaFleet = MediaFleetCounters()
+  /// Calls: SIP dialogs, WebRTC sessions and media sessions, and their records.
+  var calls: CallTracker
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     self.configuration = configuration
     alerts = AlertEvaluator(rules: configuration.alertRules)
+    calls = CallTracker(settings: configuration.calls)
   }
 
   /// Applies new settings (a configuration reload) keeping every peer and alert: the quality
@@ -43,6 +46,7 @@ public struct Scorer: Sendable {
   public mutating func reconfigure(_ newConfiguration: EngineConfiguration) {
     configuration = newConfiguration
     alerts.replaceRules(newConfiguration.alertRules)
+    calls.settings = newConfiguration.calls
   }
 
   /// The analyser's part of the settings: its own, with the engine's local networks.
@@ -137,6 +141,7 @@ public struct Scorer: Sendable {
           interval: interval))
       facts.append(StreamFacts(stream))
       names.append(configuration.peerName(stream.peer))
+      calls.note(stream, peer: names[names.count - 1])
     }
     let media = mediaTick(harvest, interval: interval)
     // The streams in order of their peer's name: each peer is scored from its streams' windows
@@ -195,6 +200,10 @@ public struct Scorer: Sendable {
         }
       }
     }
+    let (callsSnapshot, callEvents) = tickCalls(
+      at: now, interval: interval, harvest: &harvest, windows: windows, facts: facts,
+      names: names)
+    events += callEvents
     // The host's levels: the worst over active peers (counted in place: a filtered copy of
     // 100,000 snapshots is 40 MB for the length of a tick).
     var (hostRx, hostTx) = (QualityLevel.unknown, QualityLevel.unknown)
@@ -207,7 +216,7 @@ public struct Scorer: Sendable {
     for event in events { counters.record(event) }
     var snapshot = Snapshot(
       time: now, intervalSeconds: interval, hostRx: hostRx, hostTx: hostTx, peers: snapshots,
-      streams: windows, counters: counters)
+      streams: windows, counters: counters, calls: callsSnapshot)
     snapshot.media = MediaTickSnapshot(streams: media.streams, fleet: mediaFleet)
     follow(harvest.remap)
     shrinkAfterChurn()
@@ -218,6 +227,7 @@ public struct Scorer: Sendable {
   /// state moves to the new indices with them.
   private mutating func follow(_ remap: [Int32]) {
     guard !remap.isEmpty else { return }
+    calls.follow(remap)
     let live = remap.lazy.filter { $0 >= 0 }.count
     var movedBaselines = ChunkedArray(repeating: StreamBaseline(), count: live)
     var movedTrackers = ChunkedArray<ConnectionTracker?>(repeating: nil, count: live)

@@ -270,10 +270,13 @@ public struct Snapshot: Sendable, Equatable {
   public var counters: EngineCounters
   /// Media experience: the streams that have one, the fleet's totals (docs/media.md).
   public var media = MediaTickSnapshot()
+  /// The calls: how many are open, those that ended in the tick, the counters.
+  public var calls: CallsSnapshot
 
   public init(
     time: CaptureTime, intervalSeconds: Double, hostRx: QualityLevel, hostTx: QualityLevel,
-    peers: [PeerSnapshot], streams: [StreamWindow], counters: EngineCounters = EngineCounters()
+    peers: [PeerSnapshot], streams: [StreamWindow], counters: EngineCounters = EngineCounters(),
+    calls: CallsSnapshot = CallsSnapshot()
   ) {
     self.time = time
     self.intervalSeconds = intervalSeconds
@@ -282,5 +285,6 @@ public struct Snapshot: Sendable, Equatable {
     self.peers = peers
     self.streams = streams
     self.counters = counters
+    self.calls = calls
   }
 }

@@ -8,6 +8,28 @@ public struct SessionDescription: Sendable, Equatable {
     public var endpoint: Endpoint
     /// `a=rtpmap:` entries by payload type.
     public var payloadFormats: [UInt8: PayloadFormat]
+    /// The `m=` line's formats, in order of preference (RFC 8866 section 5.14): the first is
+    /// what the answerer sends (RFC 3264 section 6.1).
+    public var payloadTypes: [UInt8] = []
+    /// `a=sendrecv`, `sendonly`, `recvonly` or `inactive` (RFC 3264 section 5.1), at media
+    /// level or else session level; sendrecv when neither says.
+    public var direction: MediaDirection = .sendrecv
+
+    /// The format the first payload type names: its `rtpmap` name, or the RFC 3551 name of a
+    /// static payload type.
+    public var firstEncodingName: String? {
+      guard
+        let first = payloadTypes.first(where: { type in
+          payloadFormats[type]?.encodingName.lowercased() != "telephone-event"
+        })
+      else { return nil }
+      return payloadFormats[first]?.encodingName ?? StaticPayloadTypes.name(first)
+    }
+  }
+
+  /// RFC 3264 section 5.1 (and 8.4: putting a stream on hold).
+  public enum MediaDirection: String, Sendable, Equatable {
+    case sendrecv, sendonly, recvonly, inactive
   }
 
   public struct PayloadFormat: Sendable, Equatable {
@@ -15,50 +37,52 @@ public struct SessionDescription: Sendable, Equatable {
     public var clockRateHz: Int
   }
 
+  /// The media with a connection address and a port: where streams are received.
   public var media: [Media]
+  /// Every `m=` line, those with port 0 (rejected or removed, RFC 3264 section 8.2) or the null
+  /// address 0.0.0.0 (hold the RFC 2543 way, RFC 3264 section 8.4) included.
+  public var allMedia: [Media] = []
 
-  /// Finds an SDP body in a SIP message over UDP (RFC 3261 section 7: headers, an empty line,
-  /// the body) and parses it. Returns nil when the payload is not SIP with SDP.
-  public static func fromSIPMessage(_ payload: UnsafeRawBufferPointer) -> SessionDescription? {
-    guard payload.count >= 16, looksLikeSIP(payload) else { return nil }
-    // The body starts after the first CRLFCRLF (or LFLF, which RFC 3261 section 7.5 tolerates).
-    var bodyStart: Int?
-    var index = 0
-    while index + 1 < payload.count {
-      if payload.byte(at: index) == 0x0A {
-        if payload.byte(at: index + 1) == 0x0A {
-          bodyStart = index + 2
-          break
-        }
-        if index + 2 < payload.count && payload.byte(at: index + 1) == 0x0D
-          && payload.byte(at: index + 2) == 0x0A
-        {
-          bodyStart = index + 3
-          break
-        }
+  public init(media: [Media], allMedia: [Media]? = nil) {
+    self.media = media
+    self.allMedia = allMedia ?? media
+  }
+
+  /// Whether every stream is held: no `m=` line the offerer would receive on and whose
+  /// sender sends (sendonly, recvonly, inactive, the null address or port 0 on each).
+  public var isHold: Bool {
+    !allMedia.isEmpty
+      && allMedia.allSatisfy {
+        $0.direction != .sendrecv || $0.endpoint.port == 0
+          || $0.endpoint.address == IPAddress(ipv4: 0)
       }
-      index += 1
-    }
-    guard let start = bodyStart, start + 3 <= payload.count,
-      payload.byte(at: start) == UInt8(ascii: "v"), payload.byte(at: start + 1) == UInt8(ascii: "=")
+  }
+
+  /// The SDP body of a SIP message over UDP (see `SIPMessage`), when it has media with an
+  /// address and a port; nil otherwise.
+  public static func fromSIPMessage(_ payload: UnsafeRawBufferPointer) -> SessionDescription? {
+    guard case .message(let message, _) = SIPMessage.parse(payload, framing: .datagram),
+      let description = message.sessionDescription, !description.media.isEmpty
     else { return nil }
-    let body = String(
-      decoding: payload.window(from: start, count: payload.count - start), as: UTF8.self)
-    return parse(body)
+    return description
   }
 
-  /// A SIP request line (`METHOD sip:...`) or status line (`SIP/2.0 ...`).
-  static func looksLikeSIP(_ payload: UnsafeRawBufferPointer) -> Bool {
-    let first = payload.byte(at: 0)
-    guard first >= UInt8(ascii: "A") && first <= UInt8(ascii: "Z") else { return false }
-    let prefix = String(
-      decoding: payload.window(from: 0, count: min(payload.count, 64)), as: UTF8.self)
-    return prefix.hasPrefix("SIP/2.0 ") || prefix.contains(" sip:") || prefix.contains(" sips:")
-  }
-
-  /// Parses SDP text. Session-level `c=` applies to every `m=` without its own.
+  /// Parses SDP text. Session-level `c=` applies to every `m=` without its own, and so does a
+  /// session-level direction attribute. Nil when no `m=` line has an address and a port (see
+  /// `parseAll` for the lines a hold or a rejection leaves).
   public static func parse(_ text: String) -> SessionDescription? {
+    guard let description = parseAll(text), !description.media.isEmpty else { return nil }
+    return description
+  }
+
+  /// More `m=` lines than any call offers (audio, video, data, and their bundled variants).
+  static let maxMedia = 32
+
+  /// Parses SDP text keeping every `m=` line (`allMedia`); nil when there is none.
+  public static func parseAll(_ text: String) -> SessionDescription? {
     var sessionAddress: IPAddress?
+    var sessionDirection: MediaDirection?
+    var mediaDirections: [MediaDirection?] = []
     var media: [Media] = []
     for rawLine in text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
       let line = rawLine.trimmingCharacters(in: " \t")
@@ -80,16 +104,28 @@ public struct SessionDescription: Sendable, Equatable {
         // m=audio 49170 RTP/AVP 0 8 97
         let fields = value.split(separator: " ")
         // The port may carry a "/count" suffix (RFC 8866 section 5.14); "/" alone has no port.
-        guard fields.count >= 3,
+        // At most `maxMedia` lines are kept (hostile input: a body of nothing but m= lines).
+        guard media.count < Self.maxMedia, fields.count >= 3,
           let portText = fields[1].split(separator: "/", omittingEmptySubsequences: false).first,
           let port = UInt16(portText)
         else { continue }
+        // At most 64 formats: more is no SDP a user agent writes.
+        let types = fields.dropFirst(3).prefix(64).compactMap { UInt8($0) }.filter { $0 < 128 }
         media.append(
           Media(
             kind: String(fields[0]),
             endpoint: Endpoint(address: sessionAddress ?? IPAddress(ipv4: 0), port: port),
-            payloadFormats: [:]))
+            payloadFormats: [:], payloadTypes: Array(types)))
+        mediaDirections.append(nil)
       case "a":
+        if let direction = MediaDirection(rawValue: String(value)) {
+          if media.isEmpty {
+            sessionDirection = direction
+          } else {
+            mediaDirections[media.count - 1] = direction
+          }
+          continue
+        }
         // a=rtpmap:97 AMR/8000/1
         guard value.hasPrefix("rtpmap:"), !media.isEmpty else { continue }
         let fields = value.dropFirst("rtpmap:".count).split(separator: " ", maxSplits: 1)
@@ -104,8 +140,12 @@ public struct SessionDescription: Sendable, Equatable {
         continue
       }
     }
+    for index in media.indices {
+      media[index].direction = mediaDirections[index] ?? sessionDirection ?? .sendrecv
+    }
+    guard !media.isEmpty else { return nil }
     let usable = media.filter { $0.endpoint.address != IPAddress(ipv4: 0) && $0.endpoint.port != 0 }
-    return usable.isEmpty ? nil : SessionDescription(media: usable)
+    return SessionDescription(media: usable, allMedia: media)
   }
 }
 

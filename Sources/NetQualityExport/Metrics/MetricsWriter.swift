@@ -77,6 +77,21 @@ public struct MetricsWriter {
     sample(named: family.countName, labels, Double(values.count))
   }
 
+  /// A histogram kept as cumulative counts already (`counts[i]`: observations at or below
+  /// `bounds[i]`), with its sum and count: `_bucket`s by `le` (the last +Inf), `_sum`, `_count`.
+  mutating func cumulativeBuckets(
+    _ family: MetricFamily, _ labels: [(String, String)], _ bounds: [Double], _ counts: [Int64],
+    sum: Double, count: Int64
+  ) {
+    for (index, bound) in bounds.enumerated() {
+      let cumulative = index < counts.count ? counts[index] : count
+      sample(named: family.bucketName, labels + [("le", Self.number(bound))], Double(cumulative))
+    }
+    sample(named: family.bucketName, labels + [("le", "+Inf")], Double(count))
+    sample(named: family.sumName, labels, sum)
+    sample(named: family.countName, labels, Double(count))
+  }
+
   /// Label values escape backslash, double quote and line feed (exposition format 0.0.4).
   static func escapeLabel(_ value: String) -> String {
     var escaped = ""

@@ -8,7 +8,7 @@ public struct TickMetrics: MetricsCollector {
   /// The tick's collectors, in the order of `/metrics`.
   public static let parts: [any MetricsCollector.Type] = [
     HostCollector.self, FleetCollector.self, PeerCollector.self, MediaCollector.self,
-    ProbeCollector.self, StreamCollector.self, AlertCollector.self,
+    ProbeCollector.self, StreamCollector.self, AlertCollector.self, CallsCollector.self,
   ]
   public static let families = parts.flatMap { $0.families }
 
@@ -89,6 +89,7 @@ public struct TickMetrics: MetricsCollector {
       AlertCollector(
         alerts: alerts,
         shownPeers: shown.count < snapshot.peers.count ? Set(shown.map(\.peer)) : nil))
+    collectors.append(CallsCollector(snapshot.calls))
     self.collectors = collectors
   }
 

@@ -1,0 +1,67 @@
+import Hummingbird
+import NetQualityCore
+import NetQualityExport
+
+extension HTTPServer {
+  /// Ended calls `/api/v1/calls` answers from: the newest `AgentState.recentCallLimit`, kept in
+  /// memory by the HTTP sink (docs/calls.md).
+  static let callParameters = ["kind", "status", "call_id", "user", "peer", "failed", "limit"]
+
+  /// `/api/v1/calls`: the calls open now (counts by kind) and the latest ended calls, newest
+  /// first, filtered by `kind`, `status` (a code such as 486, or a class such as 5xx),
+  /// `call_id`, `user` (From or To, as masked), `peer`, `failed=true`; at most `limit` (100
+  /// unless it asks for up to 1,000).
+  static func calls(_ state: AgentState, query: Parameters) async -> Response {
+    do {
+      try QueryParameters.check(query, path: "/api/v1/calls", takes: callParameters)
+    } catch {
+      return jsonError(error.description, .badRequest)
+    }
+    var limit = 100
+    if let text = query["limit"] {
+      guard let value = Int(text), (0...AgentState.recentCallLimit).contains(value) else {
+        return jsonError(
+          "limit \(text): a whole number from 0 to \(AgentState.recentCallLimit)", .badRequest)
+      }
+      limit = value
+    }
+    let kind = query["kind"].map(String.init)
+    if let kind, CallRecord.Kind(rawValue: kind) == nil {
+      return jsonError("kind \(kind): one of sip, webrtc, media", .badRequest)
+    }
+    let status = query["status"].map(String.init)
+    if let status, Int(status) == nil, !CallRecord.statusClasses.contains(status) {
+      return jsonError(
+        "status \(status): a code (486) or a class ("
+          + CallRecord.statusClasses.joined(
+            separator: ", ") + ")", .badRequest)
+    }
+    let failedOnly = query["failed"].map { $0 == "true" || $0 == "1" } ?? false
+    let callID = query["call_id"].map(String.init)
+    let user = query["user"].map(String.init)
+    let peer = query["peer"].map(String.init)
+    let (tick, recent) = await state.readTick { ($0.lastTick, $0.recentCalls) }
+    let matching = recent.reversed().filter { call in
+      (kind == nil || call.kind.rawValue == kind)
+        && (status == nil || call.finalStatus.map(String.init) == status
+          || call.statusClass == status)
+        && (!failedOnly || call.isFailed) && (callID == nil || call.callID == callID)
+        && (user == nil || call.fromUser == user || call.toUser == user)
+        && (peer == nil || call.peers.contains(peer ?? ""))
+    }
+    let active = tick?.snapshot.calls.active ?? [:]
+    return json(
+      .object([
+        ("time", .optional(tick?.snapshot.time.secondsSinceEpoch)),
+        (
+          "active",
+          .object(
+            CallRecord.Kind.allCases.map { ($0.rawValue, .integer(Int64(active[$0] ?? 0))) })
+        ),
+        ("kept", .integer(Int64(recent.count))),
+        ("matched", .integer(Int64(matching.count))),
+        ("limit", .integer(Int64(limit))),
+        ("calls", .array(matching.prefix(limit).map(CallsJSON.record))),
+      ]))
+  }
+}

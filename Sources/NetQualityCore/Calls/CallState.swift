@@ -1,0 +1,108 @@
+/// What the tracker holds of one open call between ticks.
+struct CallState {
+  var kind: CallRecord.Kind
+  /// Bumped when the slot is let go: a stream bound to an ended call sees its generation gone.
+  var generation: UInt32 = 0
+  var isLive = false
+  var start: CaptureTime
+  var startSeen = true
+  /// The latest signalling of the call (SIP message, ICE check).
+  var lastSignal: CaptureTime
+  /// Decided: the call ends at `time` for `reason`; written once the grace after it passed.
+  var pendingEnd: (time: CaptureTime, reason: CallRecord.EndReason)?
+
+  // SIP (RFC 3261): the dialog, the INVITE transaction, the offer and answer.
+  var callID: String?
+  var callerTag: String?
+  var calleeTag: String?
+  var fromUser: String?
+  var toUser: String?
+  /// Where the INVITE came from: the caller's side of the signalling.
+  var callerSignalling: Endpoint?
+  var calleeSignalling: Endpoint?
+  var inviteCSeq: UInt32 = 0
+  var ringing: CaptureTime?
+  var sawProvisional = false
+  var answer: CaptureTime?
+  var finalStatus: Int?
+  var finalStatusTime: CaptureTime?
+  var cancelRequested = false
+  /// A 401 or 407 to the INVITE: the caller is expected to send it again with credentials
+  /// (RFC 3261 section 22.2), which goes on with the same call.
+  var challengedAt: CaptureTime?
+  /// Requests and responses seen, to tell retransmissions (RFC 3261 section 17): the last
+  /// CSeq of each request method, and the (CSeq, status) of responses.
+  var lastRequestCSeq: [SIPMethod: UInt32] = [:]
+  var responsesSeen: Set<UInt64> = []
+  var sipRetransmissions = 0
+  var forkedAnswers = 0
+  /// The media endpoints the call's SDP named (registered in the tracker's index).
+  var endpoints: [Endpoint] = []
+  var held = false
+  var heldSince: CaptureTime?
+  var holds = 0
+  var heldSeconds = 0.0
+  var codecs: [String] = []
+
+  // WebRTC: the ICE session and the flows its checks went over.
+  var iceSession: UInt64?
+  var lastCheck: CaptureTime?
+  var flows: [FlowPair] = []
+
+  // Media: the peer whose continuous media the call is.
+  var mediaPeer: String?
+
+  // Quality (see `CallTracker+Quality`).
+  var quality = CallQuality()
+  var window = PeerWindow()
+  var hasWindow = false
+  var firstTick: CaptureTime?
+  var lastTick: CaptureTime?
+  var peers: [String] = []
+  /// The peer of the signalling, for a call without streams.
+  var signallingPeer: String?
+  var streams: [CallRecord.Stream] = []
+  var streamCount = 0
+
+  init(kind: CallRecord.Kind, start: CaptureTime) {
+    self.kind = kind
+    self.start = start
+    lastSignal = start
+  }
+
+  /// An empty slot.
+  static let vacant = CallState(kind: .media, start: .zero)
+
+  /// The call's media endpoint is one of these.
+  func names(_ endpoint: Endpoint) -> Bool { endpoints.contains(endpoint) }
+
+  /// Adds a peer name to the record's list (bounded).
+  mutating func addPeer(_ name: String) {
+    guard !peers.contains(name), peers.count < CallRecord.maxPeers else { return }
+    peers.append(name)
+  }
+}
+
+/// A flow between two endpoints, either way.
+struct FlowPair: Hashable, Sendable {
+  var low: Endpoint
+  var high: Endpoint
+
+  init(_ a: Endpoint, _ b: Endpoint) {
+    if (a.address, a.port) < (b.address, b.port) {
+      (low, high) = (a, b)
+    } else {
+      (low, high) = (b, a)
+    }
+  }
+}
+
+/// A stream's call, kept per stream index (like the scorer's baselines): the stream is known by
+/// its first arrival, so a new stream in a reused slot is bound anew.
+struct StreamBinding {
+  var firstArrival: Int64 = .min
+  /// The call's slot; -1 none (the table was full).
+  var slot: Int32 = -1
+  var generation: UInt32 = 0
+  var kind: CallRecord.Kind = .media
+}

@@ -1,0 +1,162 @@
+/// When calls end, and their records.
+extension CallTracker {
+  /// Decides whether the call ended by now, if signalling did not say so already: an INVITE
+  /// that got no final answer in time, a challenge never answered, a WebRTC session closed
+  /// (DTLS alert, TURN release, consent gone), media ended by RTCP BYE, or silence for the
+  /// timeout. At the end of a capture every open call ends there.
+  mutating func decideEnd(
+    _ state: inout CallState, now: CaptureTime, scorer: Scorer, inputEnded: Bool
+  ) {
+    guard state.pendingEnd == nil else { return }
+    let timers = scorer.configuration.timers
+    let lastActivity = state.quality.lastActivity
+    let latest = max(lastActivity ?? state.lastSignal, state.lastSignal)
+    switch state.kind {
+    case .sip:
+      if state.answer == nil {
+        if let challenged = state.challengedAt {
+          // Challenged: rejected with the 401 or 407 unless the INVITE comes again in time.
+          if now.seconds(since: challenged) >= Self.challengeRetrySeconds {
+            state.pendingEnd = (challenged, .rejected)
+          }
+        } else if state.cancelRequested,
+          now.seconds(since: state.lastSignal) >= Self.transactionTimeoutSeconds
+        {
+          state.pendingEnd = (state.lastSignal, .cancelled)
+        } else {
+          let wait =
+            state.sawProvisional ? Self.provisionalTimeoutSeconds : Self.transactionTimeoutSeconds
+          if now.seconds(since: state.lastSignal) >= wait {
+            state.pendingEnd = (state.lastSignal, .noAnswer)
+          }
+        }
+      } else {
+        let timeout = state.held ? settings.heldTimeoutSeconds : timers.timeoutAfterSeconds
+        if now.seconds(since: latest) >= timeout { state.pendingEnd = (latest, .timeout) }
+      }
+    case .webrtc, .media:
+      let (endedAt, reason) = Scorer.end(
+        of: state.window, activity: lastActivity ?? state.lastSignal, now: now,
+        inputEnded: inputEnded)
+      if let endedAt, let reason, endedAt >= state.start {
+        state.pendingEnd = (endedAt, Self.endReason(reason))
+      } else if state.kind == .webrtc, let check = state.lastCheck,
+        now.seconds(since: check) >= Self.consentSeconds,
+        now.seconds(since: lastActivity ?? check) >= timers.interruptedAfterSeconds
+      {
+        state.pendingEnd = (max(check, lastActivity ?? check), .consentExpired)
+      } else if now.seconds(since: latest) >= timers.timeoutAfterSeconds {
+        state.pendingEnd = (latest, .timeout)
+      }
+    }
+    if state.pendingEnd == nil && inputEnded {
+      state.pendingEnd = (latest, .captureEnd)
+    }
+  }
+
+  static func endReason(_ reason: SessionEnd.Reason) -> CallRecord.EndReason {
+    switch reason {
+    case .dtlsAlert: .dtlsAlert
+    case .turnAllocationReleased: .turnReleased
+    case .rtcpBye: .rtcpBye
+    }
+  }
+
+  /// The record of a call ending at `end`.
+  func record(of state: CallState, end: CaptureTime, reason: CallRecord.EndReason) -> CallRecord {
+    let key: String
+    switch state.kind {
+    case .sip: key = state.callID ?? ""
+    case .webrtc: key = String(state.iceSession ?? 0, radix: 16)
+    case .media: key = state.mediaPeer ?? ""
+    }
+    let end = max(end, state.start)
+    var peers = state.peers
+    if peers.isEmpty, let peer = state.signallingPeer { peers = [peer] }
+    var record = CallRecord(
+      id: Self.identifier(kind: state.kind, start: state.start, key: key), kind: state.kind,
+      peers: peers, start: state.start, end: end, endReason: reason, startSeen: state.startSeen)
+    record.callID = state.callID
+    record.fromUser = state.fromUser
+    record.toUser = state.toUser
+    switch state.kind {
+    case .sip:
+      record.answer = state.answer
+      record.finalStatus = state.finalStatus
+      let provisional = state.ringing ?? state.finalStatusTime
+      if state.startSeen, let provisional {
+        record.postDialDelaySeconds = max(0, provisional.seconds(since: state.start))
+      }
+    case .webrtc, .media:
+      record.answer = state.quality.firstMedia
+    }
+    var levels: [PeerLevelCounters.Direction: [Double]] = [:]
+    for direction in PeerLevelCounters.Direction.allCases {
+      levels[direction] = QualityLevel.allCases.map {
+        state.quality.record?.levelCounters.seconds(direction, $0) ?? 0
+      }
+    }
+    record.rx = state.quality.rx.direction(levelSeconds: levels[.rx] ?? [])
+    record.tx = state.quality.tx.direction(levelSeconds: levels[.tx] ?? [])
+    record.streams = state.streams
+    record.streamCount = state.streamCount
+    record.codecs = state.codecs
+    record.holds = state.holds
+    record.heldSeconds = state.heldSeconds
+    if let since = state.heldSince { record.heldSeconds += max(0, end.seconds(since: since)) }
+    record.outages = state.quality.outages
+    record.outageSeconds = state.quality.outageSeconds
+    if let since = state.quality.outageSince {
+      record.outageSeconds += max(0, end.seconds(since: since))
+    }
+    record.sipRetransmissions = state.sipRetransmissions
+    record.forkedAnswers = state.forkedAnswers
+    record.firstTick = state.firstTick
+    record.lastTick = state.lastTick
+    return record
+  }
+
+  /// 16 hex digits of FNV-1a over the kind, the start and the call's key: the same call of the
+  /// same capture gets the same id in every replay.
+  static func identifier(kind: CallRecord.Kind, start: CaptureTime, key: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in "\(kind.rawValue)|\(start.nanosecondsSinceEpoch)|\(key)".utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+  }
+
+  /// The tick's ended SIP calls into the failure window.
+  mutating func countFailures(_ ended: [CallRecord], at now: CaptureTime) {
+    let sip = ended.filter { $0.kind == .sip }
+    if !sip.isEmpty {
+      failureWindow.append(
+        (
+          now, sip.count, sip.filter(\.isFailed).count,
+          sip.filter { $0.isFailed && $0.statusClass == "5xx" }.count
+        ))
+    }
+    let cutoff = now.advanced(bySeconds: -settings.failureWindowSeconds)
+    if let first = failureWindow.firstIndex(where: { $0.time > cutoff }) {
+      failureWindow.removeFirst(first)
+    } else {
+      failureWindow.removeAll()
+    }
+  }
+
+  /// The share of the window's ended SIP calls that failed, and that failed with a 5xx; nil
+  /// with fewer than `failureMinimumCalls` ended.
+  func failureRatios() -> (Double?, Double?) {
+    let ended = failureWindow.reduce(0) { $0 + $1.ended }
+    guard ended >= max(1, settings.failureMinimumCalls) else { return (nil, nil) }
+    let failed = failureWindow.reduce(0) { $0 + $1.failed }
+    let serverFailed = failureWindow.reduce(0) { $0 + $1.serverFailed }
+    return (Double(failed) / Double(ended), Double(serverFailed) / Double(ended))
+  }
+
+  mutating func forgetRecentlyEnded(before cutoff: CaptureTime) {
+    guard recentlyEnded.values.contains(where: { $0 < cutoff }) else { return }
+    recentlyEnded = recentlyEnded.filter { $0.value >= cutoff }
+  }
+}

@@ -1,0 +1,248 @@
+/// Finds calls and keeps them until they end: SIP dialogs from the signalling journal, WebRTC
+/// sessions from ICE checks, and for every other stream its peer's continuous media session.
+/// Each stream is bound to one call when the tick first sees it, by what was signalled before
+/// its first packet; each tick scores every open call from its streams' windows, and a call
+/// that ended becomes a `CallRecord` in the tick's snapshot.
+///
+/// Part of the scorer: pure, per tick, fed the harvest's journal and streams. Bounded: at most
+/// `CallSettings.maxTracked` calls open; beyond, new calls are counted and not tracked.
+public struct CallTracker: Sendable {
+  var settings: CallSettings
+  var calls: [CallState] = []
+  var free: [Int32] = []
+  var liveCount = 0
+  /// Indexes into `calls`.
+  var byCallID: [String: Int32] = [:]
+  var byEndpoint: [Endpoint: Int32] = [:]
+  var bySession: [UInt64: Int32] = [:]
+  var byFlow: [FlowPair: Int32] = [:]
+  var byMediaPeer: [String: Int32] = [:]
+  /// SIP calls that ended lately: a late retransmission of their INVITE or final response
+  /// makes no new call (RFC 3261 section 17.1.1.2, Timer D and H: 32 s).
+  var recentlyEnded: [String: CaptureTime] = [:]
+  /// Each stream's call, by the analyzer's stream index.
+  var bindings = ChunkedArray<StreamBinding>()
+  /// The streams of this tick not yet bound, and the call slot of each stream of the tick.
+  var births: [Birth] = []
+  var positionSlots: [Int32] = []
+  var previousTick: CaptureTime?
+  var counters = CallCounters()
+  /// Ended SIP calls per tick over the failure window: (tick, ended, failed, 5xx).
+  var failureWindow: [(time: CaptureTime, ended: Int, failed: Int, serverFailed: Int)] = []
+
+  /// A stream the tick sees for the first time (or whose call ended while it goes on).
+  struct Birth {
+    var position: Int
+    var streamIndex: Int
+    var firstArrival: CaptureTime
+    var key: StreamKey
+    var peer: String
+    /// A stream whose media call ended: only a media call takes it.
+    var mediaOnly: Bool
+  }
+
+  /// How long after a decided end (a BYE, a final failure) the call's last packets may still
+  /// come: one tick, as for a peer's signalled end (`Scorer.endSignalGraceSeconds`).
+  static let endGraceSeconds = 2.0
+  /// RFC 3261 section 17.1.1.2: Timer B, 64 x T1 (T1 = 500 ms), for an INVITE with no
+  /// response at all (and for a cancelled one to complete).
+  static let transactionTimeoutSeconds = 32.0
+  /// RFC 3261 section 16.6 step 11: Timer C, more than 3 minutes, while provisional
+  /// responses keep the INVITE going.
+  static let provisionalTimeoutSeconds = 180.0
+  /// How long a caller challenged with 401 or 407 may take to send the INVITE again with
+  /// credentials (RFC 3261 section 22.2 sets no bound; a user may be typing a password): as
+  /// long as Timer C. A capture showed a retry 33 s after the challenge.
+  static let challengeRetrySeconds = provisionalTimeoutSeconds
+  /// RFC 7675 section 5.1: consent expires 30 s after the last check.
+  static let consentSeconds = 30.0
+
+  public init(settings: CallSettings = CallSettings()) {
+    self.settings = settings
+  }
+
+  /// Calls open now.
+  public var activeCount: Int { liveCount }
+
+  // MARK: Slots
+
+  /// A new call, or nil when `maxTracked` are open (counted).
+  mutating func open(_ kind: CallRecord.Kind, at time: CaptureTime) -> Int32? {
+    guard liveCount < settings.maxTracked else {
+      counters.notTracked += 1
+      return nil
+    }
+    var state = CallState(kind: kind, start: time)
+    state.isLive = true
+    let slot: Int32
+    if let reused = free.popLast() {
+      slot = reused
+      state.generation = calls[Int(slot)].generation &+ 1
+      calls[Int(slot)] = state
+    } else {
+      slot = Int32(calls.count)
+      calls.append(state)
+    }
+    liveCount += 1
+    counters.started[kind, default: 0] += 1
+    return slot
+  }
+
+  /// Lets a call's slot and index entries go.
+  mutating func close(_ slot: Int32) {
+    let state = calls[Int(slot)]
+    if let callID = state.callID, byCallID[callID] == slot { byCallID[callID] = nil }
+    for endpoint in state.endpoints where byEndpoint[endpoint] == slot {
+      byEndpoint[endpoint] = nil
+    }
+    if let session = state.iceSession, bySession[session] == slot { bySession[session] = nil }
+    for flow in state.flows where byFlow[flow] == slot { byFlow[flow] = nil }
+    if let peer = state.mediaPeer, byMediaPeer[peer] == slot { byMediaPeer[peer] = nil }
+    var vacant = CallState.vacant
+    vacant.generation = state.generation &+ 1
+    calls[Int(slot)] = vacant
+    free.append(slot)
+    liveCount -= 1
+  }
+
+  func isLive(_ slot: Int32, generation: UInt32) -> Bool {
+    slot >= 0 && Int(slot) < calls.count && calls[Int(slot)].isLive
+      && calls[Int(slot)].generation == generation
+  }
+
+  // MARK: The tick
+
+  /// The call slot of a stream of the tick (its position in the tick's windows), or -1 while
+  /// it waits to be bound with the tick's signalling (`births`), or -2: none (its call ended).
+  mutating func note(_ stream: StreamHarvest.Stream, peer: String) {
+    let index = Int(stream.index)
+    let position = positionSlots.count
+    if index < bindings.count,
+      bindings[index].firstArrival == stream.firstArrival.nanosecondsSinceEpoch
+    {
+      let binding = bindings[index]
+      if isLive(binding.slot, generation: binding.generation) {
+        positionSlots.append(binding.slot)
+        return
+      }
+      // The call ended: a stream of a SIP or WebRTC call stays that call's; a stream of a
+      // media session that goes on (or one no call had room for) starts its peer's next one
+      // once it sends again.
+      guard binding.kind == .media, stream.lastArrival > previousTick ?? .zero else {
+        positionSlots.append(-2)
+        return
+      }
+      births.append(
+        Birth(
+          position: position, streamIndex: index, firstArrival: stream.lastArrival,
+          key: stream.key, peer: peer, mediaOnly: true))
+      positionSlots.append(-1)
+      return
+    }
+    births.append(
+      Birth(
+        position: position, streamIndex: index, firstArrival: stream.firstArrival,
+        key: stream.key, peer: peer, mediaOnly: false))
+    positionSlots.append(-1)
+  }
+
+  /// Closes the tick at `now`: replays the journal with the births in time order, scores every
+  /// open call from the tick's windows, ends the calls whose end came, and returns the tick's
+  /// calls. `windows`, `facts` and `names` are the tick's streams in the order `note` saw them.
+  mutating func tick(
+    at now: CaptureTime, interval: Double, journal: SignallingJournal,
+    signalling: SignallingCounters, windows: [StreamWindow], facts: [StreamFacts],
+    names: [String], harvest: StreamHarvest, scorer: Scorer, inputEnded: Bool
+  ) -> CallsSnapshot {
+    replay(journal.entries, scorer: scorer)
+    for position in positionSlots.indices {
+      let slot = positionSlots[position]
+      guard slot >= 0 else { continue }
+      let fact = facts[position]
+      calls[Int(slot)].window.add(
+        windows[position], fact, feedback: harvest.feedback(at: fact.feedbackIndex),
+        peer: harvest.facts(at: fact.peerFactsIndex))
+      calls[Int(slot)].hasWindow = true
+      account(windows[position], peer: names[position], in: &calls[Int(slot)])
+    }
+    var snapshot = CallsSnapshot()
+    for index in calls.indices where calls[index].isLive {
+      var state = calls[index]
+      state.firstTick = state.firstTick ?? now
+      state.lastTick = now
+      score(&state, now: now, interval: interval, scorer: scorer)
+      decideEnd(&state, now: now, scorer: scorer, inputEnded: inputEnded)
+      state.window = PeerWindow()
+      state.hasWindow = false
+      calls[index] = state
+      if let end = state.pendingEnd,
+        inputEnded || now >= end.time.advanced(bySeconds: Self.endGraceSeconds)
+      {
+        let record = self.record(of: state, end: end.time, reason: end.reason)
+        snapshot.ended.append(record)
+        counters.record(ended: record)
+        if let callID = state.callID, recentlyEnded.count < settings.maxTracked {
+          recentlyEnded[callID] = end.time
+        }
+        close(Int32(index))
+      } else {
+        snapshot.active[state.kind, default: 0] += 1
+      }
+    }
+    snapshot.ended.sort { ($0.end, $0.id) < ($1.end, $1.id) }
+    countFailures(snapshot.ended, at: now)
+    forgetRecentlyEnded(before: now.advanced(bySeconds: -Self.transactionTimeoutSeconds))
+    positionSlots.removeAll(keepingCapacity: true)
+    births.removeAll(keepingCapacity: true)
+    previousTick = now
+    snapshot.counters = counters
+    snapshot.signalling = signalling
+    (snapshot.failureRatio, snapshot.serverFailureRatio) = failureRatios()
+    return snapshot
+  }
+
+  /// A stream's window into its call's record: its peer and its packets.
+  private func account(_ window: StreamWindow, peer: String, in state: inout CallState) {
+    state.addPeer(peer)
+    if let index = state.streams.firstIndex(where: { $0.key == window.key }) {
+      state.streams[index].packets += window.packets
+    }
+  }
+
+  /// The journal in capture order, with each stream born in the tick bound at its first
+  /// arrival: by what had been signalled before it.
+  private mutating func replay(_ entries: [SignallingJournal.Entry], scorer: Scorer) {
+    births.sort { ($0.firstArrival, $0.streamIndex) < ($1.firstArrival, $1.streamIndex) }
+    var next = 0
+    for entry in entries {
+      while next < births.count, births[next].firstArrival < entry.time {
+        bind(births[next], scorer: scorer)
+        next += 1
+      }
+      switch entry {
+      case .sip(let event): apply(event, scorer: scorer)
+      case .ice(let check): apply(check)
+      }
+    }
+    while next < births.count {
+      bind(births[next], scorer: scorer)
+      next += 1
+    }
+  }
+
+  /// The analyzer compacted its streams: the bindings move with them (see `Scorer.follow`).
+  mutating func follow(_ remap: [Int32]) {
+    guard !remap.isEmpty else { return }
+    let live = remap.lazy.filter { $0 >= 0 }.count
+    var moved = ChunkedArray(repeating: StreamBinding(), count: live)
+    for (old, new) in remap.enumerated() where new >= 0 && old < bindings.count {
+      moved[Int(new)] = bindings[old]
+    }
+    bindings = moved
+  }
+
+  /// The calls open now, as records ending now (for `/api/v1/calls?state=active`).
+  public func openCalls(at now: CaptureTime) -> [CallRecord] {
+    calls.filter(\.isLive).map { record(of: $0, end: now, reason: .timeout) }
+  }
+}

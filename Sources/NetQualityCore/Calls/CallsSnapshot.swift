@@ -1,0 +1,78 @@
+/// The calls at a tick: how many are open, the records of those that ended in the tick, and
+/// the counters since the start (`/metrics`, the history, `analyze --calls`).
+public struct CallsSnapshot: Sendable, Equatable {
+  /// Calls open at the tick, by kind.
+  public var active: [CallRecord.Kind: Int] = [:]
+  /// The calls that ended in this tick, in the order of their ends.
+  public var ended: [CallRecord] = []
+  public var counters = CallCounters()
+  /// What the capture side saw of signalling (SIP messages, malformed ones, TLS).
+  public var signalling = SignallingCounters()
+  /// The failure ratios of the SIP calls ended in the last `failureWindowSeconds` (nil below
+  /// `failureMinimumCalls` calls).
+  public var failureRatio: Double?
+  public var serverFailureRatio: Double?
+
+  public init() {}
+
+  public var activeTotal: Int { active.values.reduce(0, +) }
+}
+
+/// Calls since the engine started.
+public struct CallCounters: Sendable, Equatable {
+  public var started: [CallRecord.Kind: Int64] = [:]
+  /// Ended, by kind and end reason.
+  public var ended: [CallRecord.Kind: [CallRecord.EndReason: Int64]] = [:]
+  /// SIP calls never answered, by the final status's class (`none`: no final response).
+  public var failedByStatusClass: [String: Int64] = [:]
+  /// Calls not tracked because `calls.max_tracked` were open (a SIP INVITE, an ICE session or a
+  /// peer's media), and streams left without a call for it.
+  public var notTracked: Int64 = 0
+  public var streamsWithoutCall: Int64 = 0
+  /// Ended calls' mean MOS per direction, as a cumulative histogram over `mosBounds`.
+  public var mosBuckets: [PeerLevelCounters.Direction: [Int64]] = [:]
+  public var mosSum: [PeerLevelCounters.Direction: Double] = [:]
+  public var mosCount: [PeerLevelCounters.Direction: Int64] = [:]
+
+  /// The G.107 Annex B MOS of R = 50, 60, 70, 80, 90 and 1, 2 below them (as the fleet's).
+  public static let mosBounds = [1.0, 2.0, 2.58, 3.1, 3.6, 4.03, 4.34]
+
+  public init() {}
+
+  mutating func record(ended call: CallRecord) {
+    ended[call.kind, default: [:]][call.endReason, default: 0] += 1
+    if call.isFailed { failedByStatusClass[call.statusClass, default: 0] += 1 }
+    for (direction, figures) in [(PeerLevelCounters.Direction.rx, call.rx), (.tx, call.tx)] {
+      guard let mos = figures.meanMeanOpinionScore else { continue }
+      var buckets = mosBuckets[direction] ?? [Int64](repeating: 0, count: Self.mosBounds.count)
+      for (index, bound) in Self.mosBounds.enumerated() where mos <= bound { buckets[index] += 1 }
+      mosBuckets[direction] = buckets
+      mosSum[direction, default: 0] += mos
+      mosCount[direction, default: 0] += 1
+    }
+  }
+}
+
+/// What the capture side counted of call signalling.
+public struct SignallingCounters: Sendable, Equatable {
+  public var sipRequests: Int64 = 0
+  public var sipResponses: Int64 = 0
+  /// SIP messages not used, by reason (`SIPMalformedReason`).
+  public var sipMalformed: [String: Int64] = [:]
+  /// SIP over TCP: segments read, and messages that spanned segments.
+  public var sipTCPSegments: Int64 = 0
+  public var sipTCPReassembled: Int64 = 0
+  /// TCP segments to or from port 5061 (SIP over TLS, RFC 3261 section 26.2): encrypted, so
+  /// their calls cannot be seen; counted so that `analyze` and `/metrics` say so.
+  public var sipTLSSegments: Int64 = 0
+  /// ICE connectivity checks with a USERNAME (RFC 8445 section 7.2.2), for WebRTC sessions.
+  public var iceChecks: Int64 = 0
+  /// Signalling the capture side could not hand to the tick: more than the journal holds
+  /// between two ticks (`SignallingJournal.capacity`).
+  public var journalDropped: Int64 = 0
+
+  public init() {}
+
+  public var sipMessages: Int64 { sipRequests + sipResponses }
+  public var sipMalformedTotal: Int64 { sipMalformed.values.reduce(0, +) }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NetQualityCore
+import XCTest
+
+@testable import NetQualityAgent
+
+/// `/api/v1/calls`: the latest ended calls newest first, filtered by status code or class,
+/// Call-ID, user and failure, with the calls open now; a parameter it does not take is a 400.
+final class CallsAPITests: XCTestCase {
+  static func call(_ id: String, status: Int, at seconds: Int64) -> CallRecord {
+    let start = CaptureTime(nanosecondsSinceEpoch: seconds * 1_000_000_000)
+    var record = CallRecord(
+      id: id, kind: .sip, peers: ["192.0.2.7"], start: start,
+      end: start.advanced(bySeconds: 3), endReason: status == 200 ? .byeCaller : .rejected)
+    record.callID = "call-\(id)"
+    record.fromUser = "alice"
+    record.toUser = "bob-\(id)"
+    record.finalStatus = status
+    if status == 200 { record.answer = start.advanced(bySeconds: 1) }
+    return record
+  }
+
+  func testEndedCallsAreFilteredNewestFirst() async throws {
+    let state = HTTPRoutesTests.tickedState()
+    state.update {
+      $0.recentCalls = [
+        Self.call("a", status: 200, at: 100), Self.call("b", status: 486, at: 101),
+        Self.call("c", status: 503, at: 102), Self.call("d", status: 200, at: 103),
+      ]
+    }
+    let app = Application(router: HTTPServer.router(state: state))
+    try await app.test(.router) { client in
+      func ids(_ uri: String) async throws -> [String] {
+        try await client.execute(uri: uri, method: .get) { response in
+          XCTAssertEqual(response.status, .ok, uri)
+          let calls = try XCTUnwrap(
+            try HTTPRoutesTests.json(response.body)["calls"] as? [[String: Any]])
+          return calls.compactMap { $0["call_id"] as? String }
+        }
+      }
+      let all = try await ids("/api/v1/calls")
+      XCTAssertEqual(all, ["call-d", "call-c", "call-b", "call-a"])
+      let failed = try await ids("/api/v1/calls?failed=true")
+      XCTAssertEqual(failed, ["call-c", "call-b"])
+      let server = try await ids("/api/v1/calls?status=5xx")
+      XCTAssertEqual(server, ["call-c"])
+      let busy = try await ids("/api/v1/calls?status=486")
+      XCTAssertEqual(busy, ["call-b"])
+      let byUser = try await ids("/api/v1/calls?user=bob-a")
+      XCTAssertEqual(byUser, ["call-a"])
+      let byID = try await ids("/api/v1/calls?call_id=call-d&limit=1")
+      XCTAssertEqual(byID, ["call-d"])
+      try await client.execute(uri: "/api/v1/calls?limit=1", method: .get) { response in
+        let document = try HTTPRoutesTests.json(response.body)
+        XCTAssertEqual(document["matched"] as? Int, 4)
+        XCTAssertEqual((document["calls"] as? [Any])?.count, 1)
+        XCTAssertNotNil((document["active"] as? [String: Any])?["sip"])
+      }
+      try await client.execute(uri: "/api/v1/calls?stauts=5xx", method: .get) { response in
+        XCTAssertEqual(response.status, .badRequest)
+      }
+      try await client.execute(uri: "/api/v1/calls?status=busy", method: .get) { response in
+        XCTAssertEqual(response.status, .badRequest)
+      }
+    }
+  }
+}

@@ -1,0 +1,397 @@
+import NetQualityCore
+import NetQualitySynth
+import XCTest
+
+/// Calls through the whole engine: SIP dialogs and their streams, failures, holds, WebRTC
+/// sessions, media sessions, the bound on tracked calls. Each test reads the records the ticks
+/// publish (`Snapshot.calls`).
+final class CallScenarioTests: XCTestCase {
+  static let remoteSIP = Endpoint(address: Scenario.remote.address, port: 5060)
+  static let localSIP = Endpoint(address: Scenario.local.address, port: 5060)
+
+  /// A call from the remote caller to the local callee, media at the scenario's endpoints.
+  static func dialog(_ callID: String, callerMedia: Endpoint = Scenario.remote) -> SIPBuilder {
+    SIPBuilder(
+      callID: callID, caller: remoteSIP, callee: localSIP, callerUser: "+4930123456",
+      calleeUser: "alice", callerTag: "from-\(callID)", calleeTag: "to-\(callID)")
+  }
+
+  func sip(_ scenario: inout Scenario, _ payload: [UInt8], fromCaller: Bool, at seconds: Double) {
+    let (source, destination) =
+      fromCaller ? (Self.remoteSIP, Self.localSIP) : (Self.localSIP, Self.remoteSIP)
+    scenario.feed(
+      PacketBuilder.frame(source: source, destination: destination, payload: payload), at: seconds)
+  }
+
+  func ended(_ scenario: Scenario) -> [CallRecord] {
+    scenario.ticks.flatMap(\.snapshot.calls.ended)
+  }
+
+  /// INVITE, 100, 180, 200 with the answer, ACK; ten seconds of media both ways with 7 of the
+  /// caller's packets lost; BYE from the callee. One SIP call, both streams bound to it, the
+  /// figures of its streams.
+  func testAnsweredCallEndedByCallee() throws {
+    var scenario = Scenario()
+    let call = Self.dialog("call-1")
+    sip(
+      &scenario, call.request("INVITE", cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.remote)),
+      fromCaller: true, at: 0.1)
+    sip(&scenario, call.response(100, cseq: 1), fromCaller: false, at: 0.12)
+    sip(&scenario, call.response(180, cseq: 1), fromCaller: false, at: 0.6)
+    sip(
+      &scenario, call.response(200, cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.local)),
+      fromCaller: false, at: 1.0)
+    sip(&scenario, call.request("ACK", cseq: 1, inDialog: true), fromCaller: true, at: 1.01)
+    let lost: Set<Int> = [60, 61, 200, 300, 301, 302, 450]
+    scenario.call(seconds: 1.02..<11.02, rxDrop: { lost.contains($0) })
+    sip(
+      &scenario, call.request("BYE", cseq: 1, fromCaller: false, inDialog: true),
+      fromCaller: false, at: 11.1)
+    sip(
+      &scenario, call.response(200, cseq: 1, method: "BYE", fromCallee: false), fromCaller: true,
+      at: 11.11)
+    scenario.idle(until: 16)
+
+    let calls = ended(scenario)
+    XCTAssertEqual(calls.count, 1, "\(calls.map { ($0.kind, $0.endReason) })")
+    let record = try XCTUnwrap(calls.first)
+    XCTAssertEqual(record.kind, .sip)
+    XCTAssertEqual(record.callID, "call-1")
+    XCTAssertEqual(record.fromUser, "+4930123456")
+    XCTAssertEqual(record.toUser, "alice")
+    XCTAssertEqual(record.finalStatus, 200)
+    XCTAssertEqual(record.endReason, .byeCallee)
+    XCTAssertEqual(record.start, Scenario.time(0.1))
+    XCTAssertEqual(record.answer, Scenario.time(1.0))
+    XCTAssertEqual(record.end, Scenario.time(11.1))
+    XCTAssertEqual(try XCTUnwrap(record.postDialDelaySeconds), 0.5, accuracy: 1e-9)
+    XCTAssertEqual(record.peers, [Scenario.peer])
+    XCTAssertEqual(record.streamCount, 2)
+    XCTAssertEqual(Set(record.streams.map(\.key.ssrc)), [0xAAAA, 0xBBBB])
+    XCTAssertEqual(record.rx.packets, 500 - Int64(lost.count))
+    XCTAssertEqual(record.rx.lost, Int64(lost.count))
+    XCTAssertEqual(record.tx.packets, 500)
+    XCTAssertEqual(record.codecs, ["PCMU"])
+    XCTAssertEqual(record.outages, 0)
+    XCTAssertNotNil(record.rx.meanMeanOpinionScore)
+    XCTAssertNotNil(record.rx.minMeanOpinionScore)
+    XCTAssertFalse(record.isFailed)
+    // Every second of the call's media at a level: its ticks from the first media to the end.
+    let seconds = record.rx.levelSeconds.reduce(0, +)
+    XCTAssertGreaterThanOrEqual(seconds, 10)
+    XCTAssertLessThanOrEqual(seconds, 16)
+    XCTAssertEqual(
+      scenario.last?.calls.counters.ended[.sip]?[.byeCallee], 1)
+    XCTAssertEqual(scenario.last?.calls.counters.started, [.sip: 1])
+  }
+
+  /// Busy, service unavailable, a cancelled call, an authenticated retry, an INVITE sent again
+  /// (a retransmission), an INVITE nobody answers: one record each, each with its status and
+  /// reason.
+  func testFailedCallsAndRetries() throws {
+    var scenario = Scenario()
+    let busy = Self.dialog("busy")
+    sip(&scenario, busy.request("INVITE", cseq: 1), fromCaller: true, at: 0.1)
+    sip(&scenario, busy.request("INVITE", cseq: 1), fromCaller: true, at: 0.6)
+    sip(&scenario, busy.response(486, cseq: 1), fromCaller: false, at: 0.7)
+    sip(&scenario, busy.response(486, cseq: 1), fromCaller: false, at: 1.2)
+    sip(&scenario, busy.request("ACK", cseq: 1, inDialog: true), fromCaller: true, at: 1.21)
+    let unavailable = Self.dialog("unavailable")
+    sip(&scenario, unavailable.request("INVITE", cseq: 1), fromCaller: true, at: 2.1)
+    sip(&scenario, unavailable.response(503, cseq: 1), fromCaller: false, at: 2.3)
+    let cancelled = Self.dialog("cancelled")
+    sip(&scenario, cancelled.request("INVITE", cseq: 5), fromCaller: true, at: 3.0)
+    sip(&scenario, cancelled.response(180, cseq: 5), fromCaller: false, at: 3.2)
+    sip(&scenario, cancelled.request("CANCEL", cseq: 5), fromCaller: true, at: 6.0)
+    sip(&scenario, cancelled.response(200, cseq: 5, method: "CANCEL"), fromCaller: false, at: 6.01)
+    sip(&scenario, cancelled.response(487, cseq: 5), fromCaller: false, at: 6.02)
+    let retried = Self.dialog("retried")
+    sip(&scenario, retried.request("INVITE", cseq: 1), fromCaller: true, at: 7.0)
+    sip(&scenario, retried.response(407, cseq: 1), fromCaller: false, at: 7.05)
+    sip(&scenario, retried.request("INVITE", cseq: 2), fromCaller: true, at: 7.1)
+    sip(&scenario, retried.response(200, cseq: 2), fromCaller: false, at: 8.0)
+    sip(&scenario, retried.request("BYE", cseq: 3, inDialog: true), fromCaller: true, at: 9.0)
+    let silent = Self.dialog("silent")
+    sip(&scenario, silent.request("INVITE", cseq: 1), fromCaller: true, at: 10.0)
+    scenario.idle(until: 50)
+
+    let calls = Dictionary(uniqueKeysWithValues: ended(scenario).map { ($0.callID ?? "", $0) })
+    XCTAssertEqual(calls.count, 5)
+    XCTAssertEqual(calls["busy"]?.finalStatus, 486)
+    XCTAssertEqual(calls["busy"]?.endReason, .rejected)
+    XCTAssertEqual(calls["busy"]?.sipRetransmissions, 2)
+    XCTAssertEqual(calls["busy"]?.isFailed, true)
+    XCTAssertEqual(calls["unavailable"]?.finalStatus, 503)
+    XCTAssertEqual(calls["unavailable"]?.statusClass, "5xx")
+    XCTAssertEqual(calls["cancelled"]?.endReason, .cancelled)
+    XCTAssertEqual(calls["cancelled"]?.finalStatus, 487)
+    XCTAssertEqual(try XCTUnwrap(calls["cancelled"]?.postDialDelaySeconds), 0.2, accuracy: 1e-9)
+    XCTAssertEqual(calls["retried"]?.finalStatus, 200)
+    XCTAssertEqual(calls["retried"]?.endReason, .byeCaller)
+    XCTAssertEqual(calls["retried"]?.answer, Scenario.time(8.0))
+    XCTAssertEqual(calls["silent"]?.endReason, .noAnswer)
+    XCTAssertNil(calls["silent"]?.finalStatus)
+    XCTAssertEqual(calls["silent"]?.end, Scenario.time(10.0))
+    let counters = try XCTUnwrap(scenario.last?.calls.counters)
+    XCTAssertEqual(counters.failedByStatusClass, ["4xx": 2, "5xx": 1, "none": 1])
+    XCTAssertEqual(counters.ended[.sip]?[.rejected], 2)
+  }
+
+  /// A 407 answered by the INVITE with credentials 51 s later (wsk_aaa.pcap: a user typing a
+  /// password) is one call with the retry's final status; a challenge never answered is
+  /// rejected with it, at the challenge, once Timer C's 3 minutes passed.
+  func testSlowAuthenticatedRetryIsOneCall() throws {
+    var scenario = Scenario()
+    let slow = Self.dialog("slow")
+    sip(&scenario, slow.request("INVITE", cseq: 1), fromCaller: true, at: 0.1)
+    sip(&scenario, slow.response(407, cseq: 1), fromCaller: false, at: 0.25)
+    sip(&scenario, slow.request("ACK", cseq: 1, inDialog: true), fromCaller: true, at: 0.26)
+    let abandoned = Self.dialog("abandoned")
+    sip(&scenario, abandoned.request("INVITE", cseq: 1), fromCaller: true, at: 1.0)
+    sip(&scenario, abandoned.response(401, cseq: 1), fromCaller: false, at: 1.1)
+    scenario.idle(until: 51)
+    sip(&scenario, slow.request("INVITE", cseq: 2), fromCaller: true, at: 51.4)
+    sip(&scenario, slow.response(403, cseq: 2), fromCaller: false, at: 51.6)
+    scenario.idle(until: 200)
+
+    let calls = ended(scenario)
+    XCTAssertEqual(calls.map { $0.callID ?? "" }.sorted(), ["abandoned", "slow"])
+    let slowCall = try XCTUnwrap(calls.first { $0.callID == "slow" })
+    XCTAssertEqual(slowCall.finalStatus, 403)
+    XCTAssertEqual(slowCall.endReason, .rejected)
+    XCTAssertEqual(slowCall.end, Scenario.time(51.6))
+    let abandonedCall = try XCTUnwrap(calls.first { $0.callID == "abandoned" })
+    XCTAssertEqual(abandonedCall.finalStatus, 401)
+    XCTAssertEqual(abandonedCall.endReason, .rejected)
+    XCTAssertEqual(abandonedCall.end, Scenario.time(1.1))
+  }
+
+  /// A hold by re-INVITE (sendonly, answered recvonly) stops the media both ways for 20 s
+  /// without RTCP: no outage, 20 s held; the resume brings the media back to the same call.
+  func testHoldAndResumeIsNoOutage() throws {
+    var scenario = Scenario()
+    let call = Self.dialog("held")
+    sip(
+      &scenario, call.request("INVITE", cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.remote)),
+      fromCaller: true, at: 0.1)
+    sip(
+      &scenario, call.response(200, cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.local)),
+      fromCaller: false, at: 0.2)
+    scenario.call(seconds: 0.3..<10.0)
+    sip(
+      &scenario,
+      call.request(
+        "INVITE", cseq: 2, inDialog: true,
+        sdp: SIPBuilder.sdp(media: Scenario.remote, direction: "sendonly")),
+      fromCaller: true, at: 10.0)
+    sip(
+      &scenario,
+      call.response(
+        200, cseq: 2, sdp: SIPBuilder.sdp(media: Scenario.local, direction: "recvonly")),
+      fromCaller: false, at: 10.05)
+    scenario.idle(until: 30)
+    sip(
+      &scenario,
+      call.request("INVITE", cseq: 3, inDialog: true, sdp: SIPBuilder.sdp(media: Scenario.remote)),
+      fromCaller: true, at: 30.0)
+    sip(
+      &scenario, call.response(200, cseq: 3, sdp: SIPBuilder.sdp(media: Scenario.local)),
+      fromCaller: false, at: 30.05)
+    scenario.call(seconds: 30.1..<40.0, firstSequence: -1005)
+    sip(&scenario, call.request("BYE", cseq: 4, inDialog: true), fromCaller: true, at: 40.0)
+    scenario.idle(until: 44)
+
+    let calls = ended(scenario)
+    XCTAssertEqual(calls.count, 1, "\(calls.map { ($0.kind, $0.endReason) })")
+    let record = try XCTUnwrap(calls.first)
+    XCTAssertEqual(record.endReason, .byeCaller)
+    XCTAssertEqual(record.holds, 1)
+    XCTAssertEqual(record.heldSeconds, 20, accuracy: 1e-6)
+    XCTAssertEqual(record.outages, 0)
+    XCTAssertEqual(record.rx.worstLevel < .down, true)
+    // The peer itself is never called interrupted either (its own RTCP-less hold is silence,
+    // judged by the peer's timers: that is the peer's business, the call's record says hold).
+    XCTAssertEqual(record.streamCount, 2)
+    XCTAssertEqual(record.rx.packets, Int64((0.3..<10.0).count50 + (30.1..<40.0).count50))
+  }
+
+  /// Streams without signalling: one media call per peer, ended by the silence's timeout.
+  func testMediaWithoutSignallingIsThePeersMediaCall() throws {
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<10)
+    scenario.idle(until: 75)
+    let calls = ended(scenario)
+    XCTAssertEqual(calls.count, 1)
+    let record = try XCTUnwrap(calls.first)
+    XCTAssertEqual(record.kind, .media)
+    XCTAssertEqual(record.endReason, .timeout)
+    XCTAssertEqual(record.streamCount, 2)
+    XCTAssertEqual(record.rx.packets, 500)
+    XCTAssertEqual(record.peers, [Scenario.peer])
+    XCTAssertEqual(record.end.seconds(since: Scenario.time(9.98)), 0, accuracy: 0.001)
+  }
+
+  /// SIPp without per-call media ports: two calls whose callee receives on one port, told
+  /// apart by the callers' ports (both ends of a stream name one call).
+  func testSharedMediaPortBindsByBothEnds() throws {
+    var scenario = Scenario()
+    let callerA = Endpoint(address: Scenario.remote.address, port: 6000)
+    let callerB = Endpoint(address: Scenario.remote.address, port: 6004)
+    let first = Self.dialog("first")
+    let second = Self.dialog("second")
+    sip(
+      &scenario, first.request("INVITE", cseq: 1, sdp: SIPBuilder.sdp(media: callerA)),
+      fromCaller: true, at: 0.1)
+    sip(
+      &scenario, first.response(200, cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.local)),
+      fromCaller: false, at: 0.2)
+    sip(
+      &scenario, second.request("INVITE", cseq: 1, sdp: SIPBuilder.sdp(media: callerB)),
+      fromCaller: true, at: 0.3)
+    sip(
+      &scenario, second.response(200, cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.local)),
+      fromCaller: false, at: 0.4)
+    for second in 1..<8 {
+      let chunk = Double(second) * 0.5..<Double(second + 1) * 0.5
+      scenario.audio(from: callerA, to: Scenario.local, ssrc: 0xA, seconds: chunk)
+      scenario.audio(from: callerB, to: Scenario.local, ssrc: 0xB, seconds: chunk)
+    }
+    sip(&scenario, first.request("BYE", cseq: 2, inDialog: true), fromCaller: true, at: 4.5)
+    sip(&scenario, second.request("BYE", cseq: 2, inDialog: true), fromCaller: true, at: 4.6)
+    scenario.idle(until: 8)
+    let calls = Dictionary(uniqueKeysWithValues: ended(scenario).map { ($0.callID ?? "-", $0) })
+    XCTAssertEqual(calls.keys.sorted(), ["first", "second"])
+    XCTAssertEqual(calls["first"]?.streams.map(\.key.ssrc), [0xA])
+    XCTAssertEqual(calls["second"]?.streams.map(\.key.ssrc), [0xB])
+  }
+
+  /// A WebRTC session: the ICE checks' USERNAME names it, the media on the checked flow is its
+  /// own, a DTLS alert ends it.
+  func testWebRTCSessionEndsByDTLSAlert() throws {
+    var scenario = Scenario()
+    func check(_ username: String, transaction: UInt8, from: Endpoint, to: Endpoint) -> [UInt8] {
+      var attribute: [UInt8] = []
+      attribute.appendBigEndian(UInt16(0x0006))
+      attribute.appendBigEndian(UInt16(username.utf8.count))
+      attribute += Array(username.utf8)
+      while attribute.count % 4 != 0 { attribute.append(0) }
+      return PacketBuilder.frame(
+        source: from, destination: to,
+        payload: EncryptedCallTests.stun(
+          type: 0x0001, transaction: transaction, attributes: attribute))
+    }
+    scenario.feed(
+      check("remoteUfrag:localUfrag", transaction: 1, from: Scenario.local, to: Scenario.remote),
+      at: 0.05)
+    scenario.feed(
+      check("localUfrag:remoteUfrag", transaction: 2, from: Scenario.remote, to: Scenario.local),
+      at: 0.06)
+    scenario.call(seconds: 0.1..<8)
+    scenario.feed(
+      check("remoteUfrag:localUfrag", transaction: 3, from: Scenario.local, to: Scenario.remote),
+      at: 5)
+    scenario.feed(
+      PacketBuilder.frame(
+        source: Scenario.local, destination: Scenario.remote, payload: EncryptedCallTests.dtlsAlert),
+      at: 8.0)
+    scenario.idle(until: 14)
+    let calls = ended(scenario)
+    XCTAssertEqual(calls.map(\.kind), [.webrtc])
+    let record = try XCTUnwrap(calls.first)
+    XCTAssertEqual(record.endReason, .dtlsAlert)
+    XCTAssertEqual(record.streamCount, 2)
+    XCTAssertEqual(record.start, Scenario.time(0.05))
+    XCTAssertNil(record.callID)
+  }
+
+  /// At most `max_tracked` calls at once: the next is counted, not tracked, and its streams
+  /// have no call.
+  func testTrackedCallsAreBounded() throws {
+    var scenario = Scenario { $0.calls.maxTracked = 2 }
+    for index in 0..<3 {
+      let call = Self.dialog("bounded-\(index)")
+      sip(
+        &scenario, call.request("INVITE", cseq: 1), fromCaller: true, at: 0.1 + Double(index) * 0.1)
+    }
+    scenario.idle(until: 4)
+    let snapshot = try XCTUnwrap(scenario.last?.calls)
+    XCTAssertEqual(snapshot.activeTotal, 2)
+    XCTAssertEqual(snapshot.counters.notTracked, 1)
+  }
+
+  /// SIP over TCP: an INVITE cut across two segments and a 200 in one are read as over UDP.
+  func testSIPOverTCP() throws {
+    var scenario = Scenario()
+    let call = Self.dialog("tcp-call")
+    let invite = call.request("INVITE", cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.remote))
+    scenario.feed(
+      PacketBuilder.tcpFrame(
+        source: Self.remoteSIP, destination: Self.localSIP, sequence: 10,
+        payload: Array(invite[..<100])),
+      at: 0.1)
+    scenario.feed(
+      PacketBuilder.tcpFrame(
+        source: Self.remoteSIP, destination: Self.localSIP, sequence: 110,
+        payload: Array(invite[100...])), at: 0.11)
+    scenario.feed(
+      PacketBuilder.tcpFrame(
+        source: Self.localSIP, destination: Self.remoteSIP, sequence: 77,
+        payload: call.response(200, cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.local))), at: 0.5)
+    scenario.call(seconds: 0.6..<3)
+    scenario.feed(
+      PacketBuilder.tcpFrame(
+        source: Self.remoteSIP, destination: Self.localSIP, sequence: UInt32(10 + invite.count),
+        payload: call.request("BYE", cseq: 2, inDialog: true)), at: 3.0)
+    scenario.idle(until: 8)
+    let calls = ended(scenario)
+    XCTAssertEqual(calls.map(\.callID), ["tcp-call"])
+    XCTAssertEqual(calls.first?.streamCount, 2)
+    XCTAssertEqual(calls.first?.endReason, .byeCaller)
+    XCTAssertEqual(scenario.last?.calls.signalling.sipTCPReassembled, 1)
+    // TCP is still other transport to the capture counters, as before.
+    XCTAssertEqual(scenario.engine.analyzer.captureCounters.otherTransport, 4)
+  }
+
+  /// Users kept as configured: the last digits only.
+  func testUsersAreMasked() throws {
+    var scenario = Scenario { $0.calls.userMasking = .lastDigits(count: 3) }
+    let call = Self.dialog("masked")
+    sip(&scenario, call.request("INVITE", cseq: 1), fromCaller: true, at: 0.1)
+    sip(&scenario, call.response(404, cseq: 1), fromCaller: false, at: 0.2)
+    scenario.idle(until: 4)
+    let record = try XCTUnwrap(ended(scenario).first)
+    XCTAssertEqual(record.fromUser, "********456")
+    XCTAssertEqual(record.toUser, "**ice")
+  }
+
+  /// The 5xx ratio of the calls ended over the window: an alert about no peer fires above its
+  /// threshold, with enough calls.
+  func testServerFailureRatioAlert() throws {
+    var scenario = Scenario {
+      $0.calls.failureMinimumCalls = 10
+      $0.alertRules.append(
+        AlertRule(
+          name: "calls_5xx", metric: .callServerFailureRatio, comparison: .greater,
+          threshold: 0.1, forTicks: 1, severity: .warning))
+    }
+    for index in 0..<20 {
+      let call = Self.dialog("ratio-\(index)")
+      let at = 0.1 + Double(index) * 0.05
+      sip(&scenario, call.request("INVITE", cseq: 1), fromCaller: true, at: at)
+      sip(
+        &scenario, call.response(index < 4 ? 503 : 486, cseq: 1), fromCaller: false, at: at + 0.01)
+    }
+    scenario.idle(until: 6)
+    let snapshot = try XCTUnwrap(scenario.last?.calls)
+    XCTAssertEqual(try XCTUnwrap(snapshot.serverFailureRatio), 0.2, accuracy: 1e-9)
+    XCTAssertEqual(try XCTUnwrap(snapshot.failureRatio), 1.0, accuracy: 1e-9)
+    let fired = scenario.events.filter { $0.kind == .alertFiring }
+    XCTAssertEqual(fired.map { $0.alert?.rule }, ["calls_5xx"])
+    XCTAssertNil(fired.first?.alert?.labels["peer"])
+  }
+}
+
+extension Range<Double> {
+  /// Packets at 50/s in the range, as `Scenario.audio` sends them.
+  fileprivate var count50: Int { Int(((upperBound - lowerBound) * 50).rounded()) }
+}

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# End to end for calls (issue 28): SIPp (Debian's sip-tester) places CALLS calls at RATE a
+# second from namespace A to a SIPp callee in namespace B, which answers a call whose number
+# ends in 3 with 486 (10 %), one whose number is 20n + 7 with 503 (5 %), and every other with
+# 200; an answered call carries G.711 A-law RTP from SIPp's own capture (pcap_play) for 2 s and
+# the caller hangs up with BYE (e2e/sipp/*.xml). The agent runs live in B on B's veth; tcpdump
+# records the same veth.
+#
+# Truth, from outside the agent:
+#   - SIPp's own counts (-trace_counts of both ends): calls placed, 486, 503 and 200 sent, BYEs;
+#   - tshark's SIP fields on the capture (e2e/calls_tshark.py): every Call-ID, its final status,
+#     who sent the BYE, its start and end to the microsecond, the streams its SDP names.
+# Checked: the live agent's /metrics (calls started, ended by reason, failed by status class,
+# none open at the end) and /api/v1/calls (by status, failed) equal SIPp's counts to the call; `analyze --calls` on the capture has
+# one call per Call-ID, agreeing with tshark on every one; answered calls last the 2 s pause
+# plus the setup (SIPp's -d); SIPp's RTP (one stream on the wire: every call plays the same
+# capture from the same port) is bound to the first answered call, and no stream is outside a
+# SIP call.
+#
+#   e2e/calls-sipp.sh      (root; skips with a reason otherwise; KEEP=1 keeps files;
+#                           CALLS=200 RATE=20 by default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+source e2e/lib.sh
+skip_without_namespaces "e2e calls with SIPp" "network namespaces and live capture"
+scripts/bootstrap.sh sip-tester tcpdump tshark iproute2 python3
+run_for 900 swift build --product netquality >/dev/null
+netquality=$PWD/.build/debug/netquality
+
+tag=nqc$$
+subnet=10.207.0
+source e2e/netns.sh
+caller_ns=$sender callee_ns=$receiver
+caller=$subnet.1 callee=$subnet.2
+callee_if=${tag}vb
+calls=${CALLS:-200}
+rate=${RATE:-20}
+call_ms=2000
+api_port=19482
+
+in_callee() { ip netns exec "$callee_ns" "$@"; }
+in_caller() { ip netns exec "$caller_ns" "$@"; }
+
+# The truth known before the run: the callee's answer by call number.
+expected_busy=0 expected_unavailable=0
+for ((n = 1; n <= calls; n++)); do
+  if ((n % 10 == 3)); then
+    expected_busy=$((expected_busy + 1))
+  elif ((n % 20 == 7)); then
+    expected_unavailable=$((expected_unavailable + 1))
+  fi
+done
+expected_answered=$((calls - expected_busy - expected_unavailable))
+
+# --- The agent and the capture in B. ----------------------------------------------------------
+spawn ip netns exec "$callee_ns" "$netquality" run --interface "$callee_if" --local $callee/32 \
+  --listen 127.0.0.1:$api_port >"$work/agent.out" 2>"$work/agent.log"
+pids+=($!)
+# A 64 MB ring: with the default 2 MB a loaded machine dropped 943 of 12,538 packets.
+spawn ip netns exec "$callee_ns" tcpdump -i "$callee_if" -n -B 65536 -U -w "$work/calls.pcap" udp \
+  2>"$work/tcpdump.log"
+tcpdump=$!
+pids+=("$tcpdump")
+wait_until 30 "the agent to answer /-/ready" in_callee python3 -c \
+  "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$api_port/-/ready', timeout=1)" \
+  || { cat "$work/agent.log"; exit 1; }
+wait_until 10 "tcpdump to listen" grep -q "listening on" "$work/tcpdump.log"
+
+# --- SIPp at both ends (files in $work: its traces are written to the working directory). -----
+cp e2e/sipp/uas-mixed.xml e2e/sipp/uac-mixed.xml "$work/"
+(cd "$work" && spawn ip netns exec "$callee_ns" sipp -sf uas-mixed.xml -i $callee -p 5060 \
+  -mi $callee -nostdin -trace_counts -trace_err >"$work/uas.out" 2>&1)
+uas=$(pgrep -n -f "sipp -sf uas-mixed.xml -i $callee" || true)
+pids+=($uas)
+wait_until 10 "the SIPp callee to listen" in_callee sh -c "ss -lun | grep -q '$callee:5060'"
+echo "  $(date +%T) SIPp: $calls calls at $rate/s, ${call_ms} ms each when answered"
+status=0
+(cd "$work" && run_for 180 ip netns exec "$caller_ns" sipp $callee:5060 -sf uac-mixed.xml \
+  -i $caller -p 5060 -mi $caller -s test -r "$rate" -m "$calls" -d $call_ms -nostdin \
+  -trace_counts -trace_stat -fd 1 >"$work/uac.out" 2>&1) || status=$?
+check "SIPp's caller ran its $calls calls (exit $status)" test "$status" -eq 0
+
+# The last BYE's call ends once its tick's grace passed: 2 s, and one more tick.
+metric() {  # metric 'name{labels}': its value on the agent's /metrics
+  in_callee python3 - "$api_port" "$1" <<'PY'
+import sys, urllib.request
+port, series = sys.argv[1], sys.argv[2]
+text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
+for line in text.splitlines():
+    if line.startswith(series + " "):
+        print(int(float(line.split()[-1])))
+        break
+else:
+    print(0)
+PY
+}
+ended_total() { [ "$(metric 'netquality_calls_active{kind="sip"}')" -eq 0 ]; }
+wait_until 20 "the agent to end every SIP call" ended_total || true
+started=$(metric 'netquality_calls_started_total{kind="sip"}')
+bye=$(metric 'netquality_calls_ended_total{kind="sip",reason="bye_caller"}')
+rejected=$(metric 'netquality_calls_ended_total{kind="sip",reason="rejected"}')
+failed_4xx=$(metric 'netquality_calls_failed_total{status_class="4xx"}')
+failed_5xx=$(metric 'netquality_calls_failed_total{status_class="5xx"}')
+active=$(metric 'netquality_calls_active{kind="sip"}')
+malformed=$(in_callee python3 -c "
+import urllib.request
+text = urllib.request.urlopen('http://127.0.0.1:$api_port/metrics', timeout=2).read().decode()
+print(sum(int(float(l.split()[-1])) for l in text.splitlines() if l.startswith('netquality_sip_malformed_messages_total{')))")
+api_matched() {  # api_matched QUERY: how many ended calls /api/v1/calls?QUERY matches
+  in_callee python3 -c "
+import json, urllib.request
+print(json.load(urllib.request.urlopen('http://127.0.0.1:$api_port/api/v1/calls?$1', timeout=2))['matched'])"
+}
+api_all=$(api_matched "kind=sip")
+api_486=$(api_matched "status=486")
+api_503=$(api_matched "status=5xx")
+api_failed=$(api_matched "failed=true")
+stop_process "$uas" "$tcpdump"
+
+# SIPp's own counts: the callee's -trace_counts CSV, its last line (cumulative since the
+# start); a column per message of the scenario (INDEX_MESSAGE_Recv or _Sent).
+sipp_count() {  # sipp_count FILE-GLOB COLUMN-SUFFIX: the cumulative count of that column
+  python3 - "$1" "$2" <<'PY'
+import csv, glob, sys
+path = sorted(glob.glob(sys.argv[1]))[-1]
+rows = list(csv.reader(open(path), delimiter=";"))
+header, last = rows[0], rows[-1]
+print(sum(int(last[i]) for i, name in enumerate(header) if name.endswith(sys.argv[2])))
+PY
+}
+cat "$work"/uas-mixed_*_counts.csv >"$work/uas.counts" 2>/dev/null || true
+sipp_invites=$(sipp_count "$work/uas-mixed_*_counts.csv" "_INVITE_Recv")
+sipp_486=$(sipp_count "$work/uas-mixed_*_counts.csv" "_486_Sent")
+sipp_503=$(sipp_count "$work/uas-mixed_*_counts.csv" "_503_Sent")
+sipp_bye=$(sipp_count "$work/uas-mixed_*_counts.csv" "_BYE_Recv")
+
+printf '  %-34s %8s %8s %8s\n' "truth vs agent" "planned" "SIPp" "agent"
+printf '  %-34s %8s %8s %8s\n' "calls (INVITEs)" "$calls" "$sipp_invites" "$started"
+printf '  %-34s %8s %8s %8s\n' "answered, ended by the caller's BYE" "$expected_answered" "$sipp_bye" "$bye"
+printf '  %-34s %8s %8s %8s\n' "failed 486 (4xx)" "$expected_busy" "$sipp_486" "$failed_4xx"
+printf '  %-34s %8s %8s %8s\n' "failed 503 (5xx)" "$expected_unavailable" "$sipp_503" "$failed_5xx"
+check "SIPp's callee got every INVITE and answered as planned" \
+  test "$sipp_invites $sipp_486 $sipp_503 $sipp_bye" = "$calls $expected_busy $expected_unavailable $expected_answered"
+check "live: calls started = SIPp's INVITEs ($started)" test "$started" -eq "$sipp_invites"
+check "live: ended by the caller's BYE = SIPp's BYEs ($bye)" test "$bye" -eq "$sipp_bye"
+check "live: failed 4xx = SIPp's 486s ($failed_4xx)" test "$failed_4xx" -eq "$sipp_486"
+check "live: failed 5xx = SIPp's 503s ($failed_5xx)" test "$failed_5xx" -eq "$sipp_503"
+check "live: rejected = 486s + 503s ($rejected)" test "$rejected" -eq $((sipp_486 + sipp_503))
+check "live: no SIP call left open ($active)" test "$active" -eq 0
+check "API: /api/v1/calls has every call ($api_all), 486 ($api_486), 5xx ($api_503), failed ($api_failed) as SIPp" \
+  test "$api_all $api_486 $api_503 $api_failed" = "$sipp_invites $sipp_486 $sipp_503 $((sipp_486 + sipp_503))"
+check "live: no malformed SIP ($malformed)" test "$malformed" -eq 0
+
+# --- The capture: analyze --calls against tshark, call by call. -------------------------------
+wait_until 10 "tcpdump's counts" grep -q "dropped by kernel" "$work/tcpdump.log" || true
+capture_dropped=$(sed -n 's/^\([0-9]*\) packets dropped by kernel/\1/p' "$work/tcpdump.log")
+check "the capture is whole (tcpdump dropped ${capture_dropped:-?})" test "${capture_dropped:-1}" -eq 0
+"$netquality" analyze --calls --format json --local $callee/32 "$work/calls.pcap" \
+  >"$work/calls.json" 2>"$work/analyze.log"
+tshark_agrees() { python3 e2e/calls_tshark.py "$work/calls.pcap" "$work/calls.json" >"$work/tshark-table.txt"; }
+check "analyze --calls agrees with tshark on every Call-ID (status, BYE, start and end)" tshark_agrees
+head -n 1 "$work/tshark-table.txt" | sed 's/^/  /'
+tail -n 2 "$work/tshark-table.txt" | sed 's/^/  /'
+grep MISMATCH "$work/tshark-table.txt" | head -5 | sed 's/^/  /' || true
+# SIPp's pcap_play sends every call's RTP from the same port with the capture's SSRC to the
+# callee's one media port, which every call's SDP names: on the wire one RTP stream (RFC 3550
+# section 8), bound to the first answered call whose SDP named it.
+summary=$(python3 - "$work/calls.json" "$call_ms" "$caller" <<'PY'
+import json, sys
+calls = json.load(open(sys.argv[1]))["calls"]
+pause, caller = int(sys.argv[2]) / 1000, sys.argv[3]
+sip = [c for c in calls if c["kind"] == "sip"]
+ok = sorted((c for c in sip if c["final_status"] == 200), key=lambda c: c["start"])
+# A call lasts the pause after the ACK plus its setup; SIPp's timers and a loaded machine add
+# a little, never a second.
+outside = [c for c in ok if not pause <= c["duration_s"] - c["setup_s"] < pause + 1.0]
+with_streams = [c for c in sip if c["stream_count"] > 0]
+first_bound = bool(ok) and with_streams == [ok[0]] and all(
+    s["src"] == caller for s in ok[0]["streams"]) and ok[0]["stream_count"] == 1
+other = [c for c in calls if c["kind"] != "sip"]
+durations = sorted(c["duration_s"] for c in ok)
+print(len(sip), len(ok), len(outside), "yes" if first_bound else "no", len(other),
+      f"{durations[0]:.3f}" if durations else "-", f"{durations[-1]:.3f}" if durations else "-")
+PY
+)
+read -r sip_calls answered_calls bad_durations first_bound other_calls shortest longest <<<"$summary"
+echo "  analyze: $sip_calls SIP calls, $answered_calls answered, durations $shortest..$longest s"
+check "analyze: $calls SIP calls ($sip_calls)" test "$sip_calls" -eq "$calls"
+check "analyze: $expected_answered answered ($answered_calls)" test "$answered_calls" -eq "$expected_answered"
+check "analyze: every answered call lasts its 2 s plus setup ($bad_durations outside)" test "$bad_durations" -eq 0
+check "analyze: SIPp's one RTP stream is bound to the first answered call ($first_bound)" test "$first_bound" = yes
+check "analyze: no stream outside a SIP call ($other_calls other calls)" test "$other_calls" -eq 0
+
+if [ "$failures" -ne 0 ]; then
+  echo "     agent log: $(tail -n 3 "$work/agent.log" | tr '\n' ' ')"
+  echo "FAIL e2e-calls-sipp: $failures check(s) failed (KEEP=1 keeps $work)"
+  exit 1
+fi
+echo "PASS e2e-calls-sipp"
