@@ -51,6 +51,7 @@ ALERT_CHECKS = {
     "peer_tx_quality_bad": 'netquality_alerts_fired_total{alertname="peer_tx_quality_bad"}',
     "peer_disconnected": "made",
     "peer_timeout": 'netquality_alerts_fired_total{alertname="peer_timeout"}',
+    "video_freezes": 'netquality_alerts_fired_total{alertname="video_freezes"}',
     "storage_failing": "netquality_storage_healthy == 1",
     "NetQualityAlertsBeyondPeerSeries": "outage",
     "NetQualityAgentDown": "made",
