@@ -76,9 +76,10 @@ agent=$(for p in $(descendants "$launcher"); do
 echo "ok   agent $agent up: the demo call, RTP from 127.0.0.3, a million history rows"
 
 failed=0
-# The guessers run beside the rest, for their 60 s, at a lower CPU priority than the agents:
-# the load generator must not be what starves the agent measured beside it on two cores.
-ip netns exec "$namespace" nice -n 10 python3 e2e/hostile_clients.py guessers 127.0.0.1 19482 prometheus secret 200 60 \
+# The guessers run beside the rest, for their 60 s, in a process of their own at a lower CPU
+# priority than the agents (the load generator must not be what starves the agent measured
+# beside it on two cores), the scraper in another (e2e/hostile_clients.py guessers).
+ip netns exec "$namespace" python3 e2e/hostile_clients.py guessers 127.0.0.1 19482 prometheus secret 200 60 \
   >"$work/guessers.out" 2>&1 &
 guessers=$!
 pids+=($guessers)
