@@ -20,6 +20,30 @@ final class HistoryHourRollupTests: HistoryTestCase {
   private let keepEverything = HistoryMaintenance(
     rawRetentionSeconds: 1e9, aggregateRetentionSeconds: 1e9, maxBytes: 0)
 
+  /// Two stretches 200 days apart in one file (captures analysed into it, oldest first): the
+  /// silence between them is stepped over in a few passes, not walked an hour a pass (4,800
+  /// passes took 17 s), and the same hours are rolled up as when it was walked.
+  func testASilenceOfMonthsIsSteppedOver() throws {
+    let writer = try makeWriter()
+    var later = script
+    later.start += 200 * 86_400
+    for part in [script, later] {
+      for tick in 0..<part.tickCount { try writer.write(part.tick(tick)) }
+    }
+    var passes = 0
+    while try keepEverything.run(writer.database, final: true).behind { passes += 1 }
+    XCTAssertLessThan(passes, 200, "passes")
+    let hours = try writer.database.read { db in
+      try Double.fetchAll(db, sql: "SELECT DISTINCT hour FROM peer_hours ORDER BY hour")
+    }
+    // The first stretch's whole hours and its last (complete once later minutes came); the
+    // second's from the hour it began in: what walking every hour gave, without the walk.
+    let later22h = self.hours[0] - 3600 + 200 * 86_400
+    XCTAssertEqual(
+      hours,
+      self.hours + [self.hours[1] + 3600, later22h, later22h + 3600, later22h + 7200])
+  }
+
   func testEachCompleteHourEqualsItsTicks() throws {
     let database = try writeScript(keepEverything)
     let rows = try database.read { db in
