@@ -85,11 +85,12 @@ let package = Package(
     // Rendering of engine results for people and programs.
     .target(name: "NetQualityExport", dependencies: ["NetQualityCore", "CZlib"]),
     // The SQLite history (GRDB over the system libsqlite3, Debian libsqlite3-dev): per-tick
-    // rows, events and alerts, written off the hot path, retained and downsampled, queried.
+    // rows, events, alerts and calls (their records as JSON, NetQualityExport's), written off
+    // the hot path, retained and downsampled, queried.
     .target(
       name: "NetQualityStore",
       dependencies: [
-        "NetQualityCore", .product(name: "GRDB", package: "GRDB.swift"),
+        "NetQualityCore", "NetQualityExport", .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
     .executableTarget(

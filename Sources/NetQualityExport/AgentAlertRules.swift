@@ -62,14 +62,19 @@ public enum AgentAlertRules {
     var lines = header
     var seen = Set<String>()
     for rule in rules where seen.insert(rule.name).inserted {
-      var subject = " for {{ $labels.peer }}"
+      // A rule on calls holds for the host (the SIP calls ended over calls.failure_window),
+      // its alert has no peer.
+      var subject = rule.metric.isAboutCalls ? "" : " for {{ $labels.peer }}"
       if let direction = rule.metric.direction { subject += " (\(direction))" }
+      let holds =
+        rule.metric.isAboutCalls
+        ? "of the SIP calls ended over calls.failure_window" : "holds for peer {{ $labels.peer }}"
       lines += forwarding(
         rule.name,
         summary: "{{ $labels.alertname }}\(subject) on {{ $labels.instance }}",
         description: "Rule {{ $labels.alertname }} of the agent on {{ $labels.instance }}: "
           + "\(condition(rule, tickIntervalSeconds: tickIntervalSeconds)), "
-          + "{{ $labels.severity }}; holds for peer {{ $labels.peer }}.",
+          + "{{ $labels.severity }}; \(holds).",
         runbookURL: Self.runbookURL(for: rule.name, base: runbookURL))
     }
     if !seen.contains(storageFailing) {

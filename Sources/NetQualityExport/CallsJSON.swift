@@ -44,6 +44,8 @@ public enum CallsJSON {
       ("tx", direction(call.tx)),
       ("stream_count", .integer(Int64(call.streamCount))),
       ("streams", .array(call.streams.map(stream))),
+      ("first_tick", .optional(call.firstTick?.secondsSinceEpoch)),
+      ("last_tick", .optional(call.lastTick?.secondsSinceEpoch)),
     ])
   }
 

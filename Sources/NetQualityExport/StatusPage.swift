@@ -35,6 +35,10 @@ public enum StatusPage {
     public var alerts: [Alert] = []
     /// The latest events, newest first.
     public var events: [EngineEvent] = []
+    /// The latest ended calls that failed or were bad, newest first (the first `listedCalls`
+    /// are listed), and the calls open now.
+    public var badCalls: [CallRecord] = []
+    public var activeCalls = 0
     public var rows: [Row] = []
     /// Peers not shown, and how many of them are at poor or worse.
     public var othersPoorOrWorse = 0
@@ -54,6 +58,8 @@ public enum StatusPage {
 
   /// Alerts listed at most; the rest are counted, with a link to the API.
   public static let listedAlerts = 20
+  /// Bad and failed calls listed at most.
+  public static let listedCalls = 10
   /// A chart spans at least this many buckets, however little data there is.
   public static let minimumChartBuckets = 10.0
 
@@ -107,6 +113,7 @@ public enum StatusPage {
 
         """
     }
+    html += callList(model, at: time)
     html += eventList(model, at: time)
     html += """
       <footer>Charts: <span class="rx">rx</span> and <span class="tx">tx</span> levels (excellent \
@@ -172,6 +179,46 @@ public enum StatusPage {
 
         """
     }
+    return html
+  }
+
+  /// The latest calls that failed (SIP, never answered) or were bad (bad or worse in either
+  /// direction at some tick), newest first: the calls someone will complain about.
+  static func callList(_ model: Model, at time: CaptureTime) -> String {
+    guard !model.badCalls.isEmpty else { return "" }
+    var html = """
+      <h2>Recent bad and failed calls</h2><table class="calls"><thead><tr><th>Ended</th>\
+      <th>Kind</th><th>Call-ID</th><th>From</th><th>To</th><th>Peer</th><th>Status</th>\
+      <th>End</th><th>Duration</th><th>Worst</th><th>MOS</th></tr></thead><tbody>
+
+      """
+    for call in model.badCalls.prefix(listedCalls) {
+      let link = "/api/v1/calls?call_id=\(HTMLText.queryValue(call.callID ?? ""))"
+      let callID =
+        call.callID.map { "<a href=\"\(link)\">\(HTMLText.escape($0))</a>" } ?? "-"
+      html += """
+        <tr class="level-\(call.worstLevel.name)">\
+        <td class="since" title="\(call.end.rfc3339)">\(age(call.end, time))</td>\
+        <td>\(call.kind.rawValue)</td><td class="peer">\(callID)</td>\
+        <td>\(HTMLText.escape(call.fromUser ?? "-"))</td>\
+        <td>\(HTMLText.escape(call.toUser ?? "-"))</td>\
+        <td class="peer">\(HTMLText.escape(call.peers.first ?? "-"))</td>\
+        <td class="n">\(call.finalStatus.map(String.init) ?? "-")</td>\
+        <td>\(call.endReason.rawValue)</td>\
+        <td class="n">\(DashboardFrame.age(call.durationSeconds))</td>\
+        <td>\(badge(call.worstLevel))</td>\
+        <td class="n">\(call.minMeanOpinionScore.map { DecimalText.fixed($0, places: 2) } ?? "-")</td>\
+        </tr>
+
+        """
+    }
+    html += "</tbody></table>\n"
+    html += """
+      <p class="more">\(model.activeCalls) call\(model.activeCalls == 1 ? "" : "s") open now; \
+      <a href="/api/v1/calls?failed=true">failed calls</a> and \
+      <a href="/api/v1/calls">every recent call</a> in the API.</p>
+
+      """
     return html
   }
 

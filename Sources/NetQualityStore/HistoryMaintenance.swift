@@ -217,6 +217,8 @@ public struct HistoryMaintenance: Sendable {
       aggregate += db.changesCount
       try db.execute(sql: "DELETE FROM alerts WHERE resolved_at < ?", arguments: [kept])
       aggregate += db.changesCount
+      try db.execute(sql: "DELETE FROM calls WHERE end < ?", arguments: [kept])
+      aggregate += db.changesCount
       return .commit
     }
     return (raw, aggregate, more)

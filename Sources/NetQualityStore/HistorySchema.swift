@@ -240,11 +240,47 @@ public enum HistorySchema {
         try db.execute(sql: "ALTER TABLE peer_ticks ADD COLUMN \(column)")
       }
     }
+    // Calls (docs/calls.md): one row per call that ended, its figures as columns to filter
+    // and list by, and the whole record as `/api/v1/calls` and `analyze --calls` give it. Its
+    // ticks are those of `ticks` and its peers' `peer_ticks` from first_tick to last_tick.
+    migrator.registerMigration(callsVersion) { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE calls (
+            id TEXT PRIMARY KEY,           -- the record's id: kind, start and Call-ID or session
+            run_id INTEGER NOT NULL,
+            kind TEXT NOT NULL,            -- 'sip', 'webrtc' or 'media'
+            call_id TEXT,
+            from_user TEXT,                -- as masked by calls.user_masking
+            to_user TEXT,
+            peers TEXT NOT NULL,           -- the remote peers, space-separated
+            start REAL NOT NULL,
+            answer REAL,
+            end REAL NOT NULL,
+            post_dial_delay_s REAL,
+            final_status INTEGER,
+            end_reason TEXT NOT NULL,
+            failed INTEGER NOT NULL,       -- a SIP call never answered
+            worst_level INTEGER NOT NULL,  -- the worse direction's worst level, 0...6
+            min_mos REAL,
+            rx_packets INTEGER NOT NULL,
+            rx_lost INTEGER,
+            tx_packets INTEGER NOT NULL,
+            tx_lost INTEGER,
+            first_tick REAL,
+            last_tick REAL,
+            record TEXT NOT NULL           -- the call record as JSON (CallsJSON)
+          );
+          CREATE INDEX calls_by_end ON calls(end);
+          CREATE INDEX calls_by_call_id ON calls(call_id);
+          """)
+    }
     return migrator
   }
 
   static let mediaVersion = "v6: media experience in peer ticks"
+  static let callsVersion = "v7: calls"
 
   /// The newest migration: a database that has it is current.
-  public static let currentVersion = mediaVersion
+  public static let currentVersion = callsVersion
 }

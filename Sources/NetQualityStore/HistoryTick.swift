@@ -17,10 +17,11 @@ public struct HistoryTick: Sendable {
     self.init(snapshot: result.snapshot, events: result.events, capture: capture)
   }
 
-  /// The rows the tick writes (its peers, its events, and its streams when they are written):
-  /// what the recorder's queue is bounded by.
+  /// The rows the tick writes (its peers, its events, the calls that ended, and its streams
+  /// when they are written): what the recorder's queue is bounded by.
   public func rows(withStreams: Bool) -> Int {
-    1 + snapshot.peers.count + events.count + (withStreams ? snapshot.streams.count : 0)
+    1 + snapshot.peers.count + events.count + snapshot.calls.ended.count
+      + (withStreams ? snapshot.streams.count : 0)
   }
 
   /// The capture side's cumulative counters at a tick.

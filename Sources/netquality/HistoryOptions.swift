@@ -69,13 +69,15 @@ struct HistoryOptions: ParsableArguments {
   }
 
   /// Opens the database read-only (safe while the agent writes) and runs `body` in one read
-  /// transaction, so every figure comes from the same committed tick.
-  func read<T>(_ body: (Database) throws -> T) throws -> T {
+  /// transaction, so every figure comes from the same committed tick. `--peer` must name a
+  /// peer the history scored, unless `checkingPeer` is false (a call's peer may have been
+  /// seen in its signalling only).
+  func read<T>(checkingPeer: Bool = true, _ body: (Database) throws -> T) throws -> T {
     let path = try databasePath()
     do {
       let queue = try HistoryDatabase.openForReading(path: path)
       return try queue.read { db in
-        if let peer {
+        if let peer, checkingPeer {
           // A name the history never saw is a mistake to say, not an empty table.
           let known = try Bool.fetchOne(
             db, sql: "SELECT EXISTS (SELECT 1 FROM peers WHERE name = ?)", arguments: [peer])

@@ -10,7 +10,7 @@ struct NetQualityCommand: AsyncParsableCommand {
     subcommands: [
       AnalyzeCommand.self, RunCommand.self, TopCommand.self, CheckConfigCommand.self,
       GenerateCommand.self, ProbeCommand.self, ReflectCommand.self, HistoryCommand.self,
-      AlertsCommand.self, ReportCommand.self,
+      AlertsCommand.self, ReportCommand.self, CallsCommand.self,
     ]
   )
 }

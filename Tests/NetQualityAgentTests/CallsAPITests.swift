@@ -24,10 +24,12 @@ final class CallsAPITests: XCTestCase {
 
   func testEndedCallsAreFilteredNewestFirst() async throws {
     let state = HTTPRoutesTests.tickedState()
+    var worse = Self.call("d", status: 200, at: 103)
+    worse.tx.worstLevel = .bad
     state.update {
       $0.recentCalls = [
         Self.call("a", status: 200, at: 100), Self.call("b", status: 486, at: 101),
-        Self.call("c", status: 503, at: 102), Self.call("d", status: 200, at: 103),
+        Self.call("c", status: 503, at: 102), worse,
       ]
     }
     let app = Application(router: HTTPServer.router(state: state))
@@ -57,6 +59,18 @@ final class CallsAPITests: XCTestCase {
         XCTAssertEqual(document["matched"] as? Int, 4)
         XCTAssertEqual((document["calls"] as? [Any])?.count, 1)
         XCTAssertNotNil((document["active"] as? [String: Any])?["sip"])
+      }
+      // Ended in [from, to); at least this bad at some tick.
+      let range = try await ids("/api/v1/calls?from=101&to=103")
+      XCTAssertEqual(range, [])
+      let ended = try await ids("/api/v1/calls?from=104&to=106")
+      XCTAssertEqual(ended, ["call-c", "call-b"])
+      let bad = try await ids("/api/v1/calls?quality=bad")
+      XCTAssertEqual(bad, ["call-d"])
+      for wrong in ["quality=awful", "from=yesterday", "to=nan", "from=inf"] {
+        try await client.execute(uri: "/api/v1/calls?\(wrong)", method: .get) { response in
+          XCTAssertEqual(response.status, .badRequest, wrong)
+        }
       }
       try await client.execute(uri: "/api/v1/calls?stauts=5xx", method: .get) { response in
         XCTAssertEqual(response.status, .badRequest)

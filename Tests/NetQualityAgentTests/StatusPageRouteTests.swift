@@ -89,6 +89,44 @@ final class StatusPageRouteTests: XCTestCase {
       }
     }
   }
+
+  /// "Recent bad and failed calls": the calls /api/v1/calls keeps that failed or were bad,
+  /// newest first; a good answered call is not listed; wire strings escaped.
+  func testPageListsRecentBadAndFailedCallsNewestFirst() async throws {
+    let state = HTTPRoutesTests.tickedState()
+    guard let tick = state.read(\.lastTick) else { return XCTFail("no tick") }
+    let publication = TickPublication(
+      result: tick, alerts: [], capture: CaptureCounters(), trackedStreams: 1)
+    PublishedStateSink(state: state).publish(publication)
+    StatusPageSink(state: state).publish(publication)
+    var bad = CallsAPITests.call("bad", status: 200, at: 104)
+    bad.rx.worstLevel = .veryBad
+    bad.rx.minMeanOpinionScore = 1.9
+    var hostile = CallsAPITests.call("x", status: 503, at: 105)
+    hostile.fromUser = "<script>\u{1b}[2J"
+    state.update {
+      $0.recentCalls = [
+        CallsAPITests.call("good", status: 200, at: 100),
+        CallsAPITests.call("busy", status: 486, at: 101), bad, hostile,
+      ]
+    }
+    let app = Application(router: HTTPServer.router(state: state))
+    try await app.test(.router) { client in
+      try await client.execute(uri: "/", method: .get) { response in
+        let html = String(buffer: response.body)
+        XCTAssertTrue(html.contains("<h2>Recent bad and failed calls</h2>"), html)
+        let listed = ["call-x", "call-bad", "call-busy"].map { html.range(of: ">\($0)</a>") }
+        XCTAssertTrue(listed.allSatisfy { $0 != nil }, html)
+        let starts = listed.compactMap { $0?.lowerBound }
+        XCTAssertEqual(starts, starts.sorted(), "newest first")
+        XCTAssertFalse(html.contains(">call-good</a>"))
+        XCTAssertTrue(html.contains(">1.90</td>"), "the bad call's lowest MOS")
+        XCTAssertFalse(html.contains("<script>"))
+        XCTAssertTrue(html.contains("&lt;script&gt;"))
+        XCTAssertTrue(html.contains(#"href="/api/v1/calls?failed=true""#))
+      }
+    }
+  }
 }
 
 /// A peer snapshot with a round trip of 42 ms, for the agent's status page tests.

@@ -138,6 +138,42 @@ final class HistoryRetentionTests: HistoryTestCase {
     }
   }
 
+  /// Calls are kept as long as events: one that ended at the first tick goes, one that ended
+  /// within the aggregate retention stays, its record whole.
+  func testCallsOlderThanTheAggregateRetentionGo() throws {
+    let writer = try makeWriter()
+    for tick in 0..<script.tickCount {
+      var written = script.tick(tick)
+      if tick == 0 || tick == 5000 {
+        let end = script.captureTime(tick)
+        var call = CallRecord(
+          id: "call-\(tick)", kind: .sip, peers: ["10.0.0.2"], start: end.advanced(bySeconds: -30),
+          end: end, endReason: .byeCaller)
+        call.callID = "\(tick)@example.net"
+        call.finalStatus = 200
+        call.answer = end.advanced(bySeconds: -28)
+        written.snapshot.calls.ended = [call]
+      }
+      try writer.write(written)
+    }
+    try writer.database.read { db in
+      XCTAssertEqual(
+        try String.fetchAll(db, sql: "SELECT id FROM calls ORDER BY end"),
+        [
+          "call-0", "call-5000",
+        ])
+    }
+    try maintenance.runToCompletion(writer.database)
+    try writer.database.read { db in
+      XCTAssertEqual(try String.fetchAll(db, sql: "SELECT id FROM calls"), ["call-5000"])
+      let query = HistoryCallsQuery(from: 0, to: .infinity)
+      let rows = try query.rows(db)
+      XCTAssertEqual(rows.map(\.callID), ["5000@example.net"])
+      XCTAssertEqual(rows.first?.end, script.time(5000))
+      XCTAssertTrue(rows.first?.record.contains(#""end_reason":"bye_caller""#) ?? false)
+    }
+  }
+
   private func assertEqual(
     _ stored: Double?, _ expected: Double?, _ name: String, line: UInt = #line
   ) {

@@ -5,12 +5,16 @@ import NetQualityExport
 extension HTTPServer {
   /// Ended calls `/api/v1/calls` answers from: the newest `AgentState.recentCallLimit`, kept in
   /// memory by the HTTP sink (docs/calls.md).
-  static let callParameters = ["kind", "status", "call_id", "user", "peer", "failed", "limit"]
+  static let callParameters = [
+    "kind", "status", "call_id", "user", "peer", "failed", "quality", "from", "to", "limit",
+  ]
 
   /// `/api/v1/calls`: the calls open now (counts by kind) and the latest ended calls, newest
   /// first, filtered by `kind`, `status` (a code such as 486, or a class such as 5xx),
-  /// `call_id`, `user` (From or To, as masked), `peer`, `failed=true`; at most `limit` (100
-  /// unless it asks for up to 1,000).
+  /// `call_id`, `user` (From or To, as masked), `peer`, `failed=true`, `quality` (at least
+  /// this bad in either direction: poor, bad, ...), `from` and `to` (Unix seconds: ended in
+  /// [from, to)); at most `limit` (100 unless it asks for up to 1,000). Older calls are in the
+  /// history (`netquality calls`).
   static func calls(_ state: AgentState, query: Parameters) async -> Response {
     do {
       try QueryParameters.check(query, path: "/api/v1/calls", takes: callParameters)
@@ -36,6 +40,25 @@ extension HTTPServer {
           + CallRecord.statusClasses.joined(
             separator: ", ") + ")", .badRequest)
     }
+    var atLeast: QualityLevel?
+    if let text = query["quality"] {
+      let levels = QualityLevel.allCases.dropFirst()
+      guard let level = levels.first(where: { $0.name == text }) else {
+        return jsonError(
+          "quality \(text): one of \(levels.map(\.name).joined(separator: ", "))", .badRequest)
+      }
+      atLeast = level
+    }
+    var bounds: [String: Double] = [:]
+    for name: Substring in ["from", "to"] {
+      guard let text = query[name] else { continue }
+      guard let value = Double(text), value.isFinite else {
+        return jsonError("\(name) \(text): Unix seconds", .badRequest)
+      }
+      bounds[String(name)] = value
+    }
+    let from = bounds["from"] ?? -.infinity
+    let to = bounds["to"] ?? .infinity
     let failedOnly = query["failed"].map { $0 == "true" || $0 == "1" } ?? false
     let callID = query["call_id"].map(String.init)
     let user = query["user"].map(String.init)
@@ -48,6 +71,8 @@ extension HTTPServer {
         && (!failedOnly || call.isFailed) && (callID == nil || call.callID == callID)
         && (user == nil || call.fromUser == user || call.toUser == user)
         && (peer == nil || call.peers.contains(peer ?? ""))
+        && (atLeast.map { call.worstLevel >= $0 } ?? true)
+        && call.end.secondsSinceEpoch >= from && call.end.secondsSinceEpoch < to
     }
     let active = tick?.snapshot.calls.active ?? [:]
     return json(

@@ -12,9 +12,9 @@ extension HTTPServer {
   static func statusPage(_ state: AgentState) async -> Response {
     var model = StatusPage.Model()
     model.version = BuildInfo.version
-    let (rows, table, tick, alerts, events, configuration) = await state.readTick {
+    let (rows, table, tick, alerts, events, calls, configuration) = await state.readTick {
       (
-        $0.statusRows, $0.peerTable, $0.lastTick, $0.alerts, $0.recentEvents,
+        $0.statusRows, $0.peerTable, $0.lastTick, $0.alerts, $0.recentEvents, $0.recentCalls,
         $0.status.configuration
       )
     }
@@ -22,6 +22,8 @@ extension HTTPServer {
     model.firingAlerts = alerts.count
     model.alerts = Array(alerts.sorted { ($0.start, $0.id) > ($1.start, $1.id) })
     model.events = events.reversed()
+    model.badCalls = calls.reversed().filter { $0.isFailed || $0.isBad }
+    model.activeCalls = tick?.snapshot.calls.activeTotal ?? 0
     guard let table, let time = table.time, let tick else {
       return html(StatusPage.render(model))
     }

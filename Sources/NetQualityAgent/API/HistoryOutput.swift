@@ -15,7 +15,8 @@ public enum HistoryOutput {
 
   /// Fields holding Unix seconds: the table shows them as UTC times.
   static let timeFields: Set<String> = [
-    "time", "fired_at", "resolved_at", "from", "to", "worst_minute",
+    "time", "fired_at", "resolved_at", "from", "to", "worst_minute", "start", "answer", "end",
+    "first_tick", "last_tick",
   ]
 
   /// Fields holding milliseconds (round trips, jitter): the table prints them as the status

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import NetQualityAgent
+import NetQualityCore
+import NetQualityStore
+
+/// `netquality calls`: the calls of the history (the agent's, or `analyze --db`'s), found as
+/// after a complaint: by user, Call-ID or peer, the failed ones, the worst ones.
+struct CallsCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "calls",
+    abstract: "Calls from the agent's history: SIP status, end reason, loss, MOS, worst level.",
+    discussion: """
+      Calls that ended in the range (default: the last 24 hours), oldest first; each call's \
+      ticks are those of its peers from first_tick to last_tick (`netquality history`). JSON \
+      gives each whole record, as /api/v1/calls and `analyze --calls` do (docs/calls.md).
+      """)
+
+  @OptionGroup var options: HistoryOptions
+
+  @Option(help: "Only calls whose From or To user is this (as masked by calls.user_masking).")
+  var user: String?
+
+  @Option(name: .customLong("call-id"), help: "Only the call with this SIP Call-ID.")
+  var callID: String?
+
+  @Option(help: "Only calls of this kind: sip, webrtc or media.")
+  var kind: String?
+
+  @Option(help: "Only calls with this final SIP status: a code (486) or a class (4xx, 5xx, none).")
+  var status: String?
+
+  @Flag(help: "Only SIP calls never answered (rejected, cancelled, unanswered).")
+  var failed = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Only calls that were at least this bad in either direction: excellent, good, poor, bad, very_bad, down.",
+      valueName: "LEVEL"))
+  var quality: String?
+
+  @Flag(help: "Worst first (worst level, then lowest MOS); with --limit, the worst calls.")
+  var worst = false
+
+  @Option(help: "At most this many calls: the newest (or, with --worst, the worst).")
+  var limit: Int?
+
+  func run() throws {
+    let format = try options.outputFormat()
+    let (from, to) = try options.range(defaultSinceSeconds: 86_400)
+    var query = HistoryCallsQuery(from: from, to: to)
+    query.peer = options.peer
+    query.user = user
+    query.callID = callID
+    query.failedOnly = failed
+    query.worstFirst = worst
+    query.limit = limit
+    if let kind {
+      guard let value = CallRecord.Kind(rawValue: kind) else {
+        throw fail("--kind \(kind): use sip, webrtc or media", code: 2)
+      }
+      query.kind = value
+    }
+    if let status {
+      guard HistoryCallsQuery.validStatus(status) else {
+        throw fail(
+          "--status \(status): a code from 100 to 699 or a class ("
+            + CallRecord.statusClasses.joined(separator: ", ") + ")", code: 2)
+      }
+      query.status = status
+    }
+    if let quality {
+      let levels = QualityLevel.allCases.dropFirst()
+      guard let level = levels.first(where: { $0.name == quality }) else {
+        throw fail(
+          "--quality \(quality): use " + levels.map(\.name).joined(separator: ", "), code: 2)
+      }
+      query.atLeast = level
+    }
+    let calls = try options.read(checkingPeer: false) { db in try query.rows(db) }
+    if format == .json {
+      print(HistoryOutput.callsJSON(calls), terminator: "")
+    } else {
+      print(
+        HistoryOutput.render(
+          calls.map(HistoryOutput.record), format: format, columns: HistoryOutput.callColumns),
+        terminator: "")
+    }
+  }
+}
