@@ -18,7 +18,7 @@
 # SIP call.
 #
 #   e2e/calls-sipp.sh      (root; skips with a reason otherwise; KEEP=1 keeps files;
-#                           CALLS=200 RATE=20 by default)
+#                           CALLS=1200 RATE=20 by default: 60 s of calls)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,7 +34,7 @@ source e2e/netns.sh
 caller_ns=$sender callee_ns=$receiver
 caller=$subnet.1 callee=$subnet.2
 callee_if=${tag}vb
-calls=${CALLS:-200}
+calls=${CALLS:-1200}
 rate=${RATE:-20}
 call_ms=2000
 api_port=19482
@@ -54,9 +54,24 @@ done
 expected_answered=$((calls - expected_busy - expected_unavailable))
 
 # --- The agent and the capture in B. ----------------------------------------------------------
-spawn ip netns exec "$callee_ns" "$netquality" run --interface "$callee_if" --local $callee/32 \
+# Its history, and a rule on the share of calls refused with a 5xx: SIPp's plan refuses 5 % with
+# 503 at every moment of the run (a 503 ends at once, an answered call 2 s later, so the share
+# of ended calls only starts higher), far from the rule's 2 %: one alert for the whole run.
+cat >"$work/agent.yaml" <<YAML
+storage_path: $work/history.db
+alerts:
+  rules:
+    - name: sip_calls_5xx
+      metric: call_5xx_ratio
+      op: ">="
+      threshold: 0.02
+      severity: critical
+YAML
+spawn ip netns exec "$callee_ns" "$netquality" run --config "$work/agent.yaml" \
+  --interface "$callee_if" --local $callee/32 \
   --listen 127.0.0.1:$api_port >"$work/agent.out" 2>"$work/agent.log"
-pids+=($!)
+agent=$!
+pids+=($agent)
 # A 64 MB ring: with the default 2 MB a loaded machine dropped 943 of 12,538 packets.
 spawn ip netns exec "$callee_ns" tcpdump -i "$callee_if" -n -B 65536 -U -w "$work/calls.pcap" udp \
   2>"$work/tcpdump.log"
@@ -107,16 +122,35 @@ malformed=$(in_callee python3 -c "
 import urllib.request
 text = urllib.request.urlopen('http://127.0.0.1:$api_port/metrics', timeout=2).read().decode()
 print(sum(int(float(l.split()[-1])) for l in text.splitlines() if l.startswith('netquality_sip_malformed_messages_total{')))")
-api_matched() {  # api_matched QUERY: how many ended calls /api/v1/calls?QUERY matches
+api_save() {  # api_save PATH FILE: the agent's answer to PATH, in FILE ({} when none)
   in_callee python3 -c "
-import json, urllib.request
-print(json.load(urllib.request.urlopen('http://127.0.0.1:$api_port/api/v1/calls?$1', timeout=2))['matched'])"
+import sys, urllib.request
+try:
+    sys.stdout.write(urllib.request.urlopen('http://127.0.0.1:$api_port$1', timeout=5).read().decode())
+except OSError:
+    print('{}')" >"$2"
 }
-api_all=$(api_matched "kind=sip")
-api_486=$(api_matched "status=486")
-api_503=$(api_matched "status=5xx")
-api_failed=$(api_matched "failed=true")
+api_save "/api/v1/calls?limit=1000" "$work/api-calls.json"
+api_save "/api/v1/alerts" "$work/api-alerts.json"
+ratio_5xx=$(in_callee python3 -c "
+import urllib.request
+text = urllib.request.urlopen('http://127.0.0.1:$api_port/metrics', timeout=2).read().decode()
+print(next((l.split()[-1] for l in text.splitlines()
+            if l.startswith('netquality_calls_failure_ratio{status_class=\"5xx\"}')), 'absent'))")
 stop_process "$uas" "$tcpdump"
+# The history, read after the agent stopped: every call it wrote (netquality calls).
+stop_process "$agent"
+calls_count() {  # calls_count ARGS...: how many calls `netquality calls --format json ARGS` lists
+  "$netquality" calls --db "$work/history.db" --since 1h --format json "$@" \
+    | python3 -c "import json, sys; print(len(json.load(sys.stdin)))"
+}
+history_all=$(calls_count --kind sip)
+history_486=$(calls_count --status 486)
+history_503=$(calls_count --status 5xx)
+history_failed=$(calls_count --failed)
+history_answered=$(calls_count --status 200)
+"$netquality" calls --db "$work/history.db" --since 1h --format json >"$work/history-calls.json"
+"$netquality" alerts --db "$work/history.db" --since 1h --format json >"$work/history-alerts.json"
 
 # SIPp's own counts: the callee's -trace_counts CSV, its last line (cumulative since the
 # start); a column per message of the scenario (INDEX_MESSAGE_Recv or _Sent).
@@ -148,8 +182,44 @@ check "live: failed 4xx = SIPp's 486s ($failed_4xx)" test "$failed_4xx" -eq "$si
 check "live: failed 5xx = SIPp's 503s ($failed_5xx)" test "$failed_5xx" -eq "$sipp_503"
 check "live: rejected = 486s + 503s ($rejected)" test "$rejected" -eq $((sipp_486 + sipp_503))
 check "live: no SIP call left open ($active)" test "$active" -eq 0
-check "API: /api/v1/calls has every call ($api_all), 486 ($api_486), 5xx ($api_503), failed ($api_failed) as SIPp" \
-  test "$api_all $api_486 $api_503 $api_failed" = "$sipp_invites $sipp_486 $sipp_503 $((sipp_486 + sipp_503))"
+printf '  %-34s %8s %8s %8s\n' "history: calls, 486, 5xx, 200" "" "" ""
+printf '  %-34s %8s %8s %8s\n' "  (netquality calls)" "" \
+  "$sipp_invites/$sipp_486/$sipp_503/$sipp_bye" "$history_all/$history_486/$history_503/$history_answered"
+check "history: netquality calls lists every call ($history_all), 486 ($history_486), 5xx ($history_503), failed ($history_failed), answered ($history_answered) as SIPp" \
+  test "$history_all $history_486 $history_503 $history_failed $history_answered" \
+  = "$sipp_invites $sipp_486 $sipp_503 $((sipp_486 + sipp_503)) $sipp_bye"
+# /api/v1/calls keeps the newest 1,000 ended calls: each the history's record, byte for byte.
+api_story=$(python3 - "$work/api-calls.json" "$work/history-calls.json" "$calls" <<'PY'
+import json, sys
+api = json.load(open(sys.argv[1])).get("calls", [])
+history = {c["id"]: c for c in json.load(open(sys.argv[2]))}
+kept = min(int(sys.argv[3]), 1000)
+same = sum(1 for c in api if history.get(c["id"]) == c)
+print(len(api), kept, same)
+PY
+)
+read -r api_listed api_expected api_same <<<"$api_story"
+check "API: /api/v1/calls lists the newest $api_expected calls ($api_listed), each the history's record ($api_same)" \
+  test "$api_listed $api_same" = "$api_expected $api_expected"
+# The 5xx rule: the ratio the agent shows is SIPp's 503s over every call (all ended within the
+# 300 s window), and one alert fired for the whole run, still firing, without a peer.
+truth_ratio=$(python3 -c "print($sipp_503 / $sipp_invites)")
+alert_story=$(python3 - "$work/api-alerts.json" "$work/history-alerts.json" "$ratio_5xx" "$truth_ratio" <<'PY'
+import json, sys
+firing = [a for a in json.load(open(sys.argv[1])).get("alerts", []) if a.get("rule") == "sip_calls_5xx"]
+rows = [a for a in json.load(open(sys.argv[2])) if a.get("rule") == "sip_calls_5xx"]
+shown, truth = sys.argv[3], float(sys.argv[4])
+close = shown != "absent" and abs(float(shown) - truth) < 1e-9
+no_peer = all("peer" not in a.get("labels", {}) for a in firing)
+print(len(firing), len(rows), "yes" if close else "no", "yes" if no_peer else "no")
+PY
+)
+read -r alerts_firing alert_rows ratio_matches alert_no_peer <<<"$alert_story"
+echo "  5xx ratio: agent $ratio_5xx, SIPp $sipp_503/$sipp_invites = $truth_ratio"
+check "live: the 5xx ratio is SIPp's 503s over its calls ($ratio_5xx)" test "$ratio_matches" = yes
+check "live: sip_calls_5xx firing once, host-wide ($alerts_firing firing, no peer: $alert_no_peer)" \
+  test "$alerts_firing $alert_no_peer" = "1 yes"
+check "history: one sip_calls_5xx alert for the whole run ($alert_rows)" test "$alert_rows" -eq 1
 check "live: no malformed SIP ($malformed)" test "$malformed" -eq 0
 
 # --- The capture: analyze --calls against tshark, call by call. -------------------------------

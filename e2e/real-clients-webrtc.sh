@@ -26,7 +26,8 @@
 # them; the peer's rx jitter stays within 5 ms of its audio/video streams' own while RTX flows;
 # A is disconnected 12 s into the blackout and no quality alert follows the recovery; after the
 # hang-up both peers are `ended` (by a DTLS alert or TURN release) and no `peer_disconnected`
-# fires; each leg's round trip, from STUN (SRTCP hides RTCP's), is 2 × its delay + the answer
+# fires, and the session is one WebRTC call (live and `analyze --calls`) holding every stream,
+# ended by the hang-up; each leg's round trip, from STUN (SRTCP hides RTCP's), is 2 × its delay + the answer
 # time tshark measures on B's undelayed leg. It prints a truth-vs-agent
 # table and an inventory of the STUN/TURN/DTLS messages on each leg (hang-up included): the
 # checks and the report are e2e/webrtc_check.py, run over the work directory.
@@ -271,6 +272,8 @@ phase end
 in_ns "$ns_t" cat /proc/net/snmp >"$work/snmp"
 in_ns "$ns_t" python3 -c "import urllib.request, sys; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())" \
   "http://127.0.0.1:$port/metrics" >"$work/metrics.txt" || true
+in_ns "$ns_t" python3 -c "import urllib.request, sys; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())" \
+  "http://127.0.0.1:$port/api/v1/calls?limit=1000" >"$work/live-calls.json" || echo '{}' >"$work/live-calls.json"
 stop_process "${pids[@]}"
 pids=()
 in_ns "$ns_a" nft -j list counters table netdev nqloss >"$work/counters.json"
@@ -280,6 +283,8 @@ grep -qx "0 packets dropped by kernel" "$work/tcpdump.log" \
 run_for 120 "$netquality" analyze "$work/relay.pcap" --format json --local "$relay/32" >"$work/analyze.json"
 run_for 120 "$netquality" analyze "$work/relay.pcap" --timeline --format jsonl --local "$relay/32" \
   >"$work/timeline.jsonl"
+run_for 120 "$netquality" analyze "$work/relay.pcap" --calls --format json --local "$relay/32" \
+  >"$work/calls.json"
 # tshark: STUN inside ChannelData needs the heuristic `stun_turn`, DTLS inside it `dtls_stun`.
 # stun.time is tshark's request -> response time of each transaction on the same leg.
 run_for 60 tshark -n --enable-heuristic stun_turn --enable-heuristic dtls_stun -r "$work/relay.pcap" \

@@ -470,6 +470,40 @@ ping = open(f"{work}/ping_a").read().strip()
 row("A<->B round trip via relay (A's getStats RTCP, ms)", show(median(rtt_ab), 2), "absent (SRTCP)")
 print(f"     ICMP A -> relay: {ping}")
 
+# --- the call: one WebRTC session, ended by the hang-up -----------------------------------------
+# Both legs carry the same ICE session (A's and B's ufrags in every check, relayed by TURN): one
+# call, holding every stream of either leg, ended by the hang-up's DTLS alert or TURN release.
+def call_story(calls, source):
+    webrtc = [c for c in calls if c["kind"] == "webrtc"]
+    others = [c for c in calls if c["kind"] != "webrtc"]
+    check(len(webrtc) == 1 and not others,
+          f"{source}: one WebRTC call and nothing else ({len(webrtc)} webrtc, "
+          f"{sorted(c['kind'] + ':' + c['end_reason'] for c in others)} other)")
+    if not webrtc:
+        return None
+    call = webrtc[0]
+    check(call["end_reason"] in ("dtls_alert", "turn_released")
+          and hangup - 0.5 <= call["end"] <= phases["b_closed"] + 1.0,
+          f"{source}: ended by the hang-up ({call['end_reason']} at {call['end'] - hangup:+.2f} s; "
+          f"B closed at {phases['b_closed'] - hangup:+.2f} s)")
+    check(call["start"] <= connected and call["answer"] is not None,
+          f"{source}: started before the media ({call['start'] - connected:+.2f} s from connected)")
+    return call
+
+
+live_calls = json.load(open(f"{work}/live-calls.json")).get("calls", [])
+offline_calls = json.load(open(f"{work}/calls.json")).get("calls", [])
+live_call = call_story(live_calls, "live /api/v1/calls")
+offline_call = call_story(offline_calls, "analyze --calls")
+streams_analyzed = len(json.load(open(f"{work}/analyze.json")).get("streams", []))
+if offline_call:
+    check(offline_call["stream_count"] == streams_analyzed,
+          f"analyze --calls: the call holds every stream ({offline_call['stream_count']} of {streams_analyzed})")
+row("WebRTC calls (one session)", 1, len([c for c in live_calls if c["kind"] == "webrtc"]),
+    len([c for c in offline_calls if c["kind"] == "webrtc"]))
+row("call end reason", "dtls_alert|turn_released", live_call and live_call["end_reason"],
+    offline_call and offline_call["end_reason"])
+
 # --- the table ----------------------------------------------------------------------------------
 print("\n== truth vs agent")
 width = max(len(r[0]) for r in rows)
