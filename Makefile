@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`.
-.PHONY: run sample test lint fuzz bench build clean install uninstall
+.PHONY: run sample test lint fuzz bench build clean install install-build uninstall
 
 SAMPLE := .build/sample.pcap
 
@@ -69,10 +69,7 @@ DOCS := $(wildcard docs/*.md)
 # example configuration (never over an existing one: the new one goes beside it as .new), and
 # the Prometheus rules, Grafana dashboards and docs under DATADIR (the rules' and the
 # configuration's runbook address set to RUNBOOK_URL).
-install:
-	@scripts/bootstrap.sh
-	swift build -c $(CONFIGURATION) --product netquality --static-swift-stdlib \
-		--scratch-path $(INSTALL_BUILD)
+install: install-build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/netquality $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(DATADIR)/docs
 	install -m 0755 $(INSTALL_BUILD)/$(CONFIGURATION)/netquality $(DESTDIR)$(BINDIR)/netquality
@@ -93,6 +90,13 @@ install:
 	$(if $(wildcard config/prometheus.yml),install -m 0644 config/prometheus.yml $(DESTDIR)$(DATADIR)/)
 	$(if $(DASHBOARDS),install -d $(DESTDIR)$(DATADIR)/dashboards && install -m 0644 $(DASHBOARDS) $(DESTDIR)$(DATADIR)/dashboards/)
 	@echo "installed; as root: systemctl daemon-reload && systemctl enable --now netquality"
+
+# The binary `install` puts in place, built on its own (scripts/test.sh starts it early, in the
+# background, while the end-to-end stages wait on their clients).
+install-build:
+	@scripts/bootstrap.sh
+	swift build -c $(CONFIGURATION) --product netquality --static-swift-stdlib \
+		--scratch-path $(INSTALL_BUILD)
 
 # Removes what install put in place except the configuration (and the history in
 # /var/lib/netquality): remove those by hand if you want them gone.
