@@ -42,7 +42,8 @@ final class HistoryWriterTests: HistoryTestCase {
     XCTAssertEqual(try count("alerts", in: database), 1)
     XCTAssertEqual(try count("stream_ticks", in: database), 0)
     XCTAssertEqual(try count("storage_events", in: database), 0)
-    XCTAssertEqual(writer.rowsWritten, ["ticks": 10, "peer_ticks": 30, "events": 4])
+    XCTAssertEqual(try count("calls", in: database), 0)
+    XCTAssertEqual(writer.rowsWritten, ["ticks": 10, "peer_ticks": 30, "events": 4, "calls": 0])
 
     try database.read { db in
       let kinds = try String.fetchAll(db, sql: "SELECT kind FROM events ORDER BY time")
