@@ -264,6 +264,15 @@ check "analyze: $expected_answered answered ($answered_calls)" test "$answered_c
 check "analyze: every answered call lasts its 2 s plus setup ($bad_durations outside)" test "$bad_durations" -eq 0
 check "analyze: SIPp's one RTP stream is bound to the first answered call ($first_bound)" test "$first_bound" = yes
 check "analyze: no stream outside a SIP call ($other_calls other calls)" test "$other_calls" -eq 0
+# The live agent's history has every Call-ID tshark found (analyze agreed with tshark on each).
+same_ids=$(python3 - "$work/history-calls.json" "$work/calls.json" <<'PY'
+import json, sys
+live = sorted(c["call_id"] for c in json.load(open(sys.argv[1])) if c["kind"] == "sip")
+offline = sorted(c["call_id"] for c in json.load(open(sys.argv[2]))["calls"] if c["kind"] == "sip")
+print("yes" if live == offline and len(set(live)) == len(live) else f"no ({len(live)} live, {len(offline)} offline)")
+PY
+)
+check "history: the live agent's Call-IDs are the capture's, one call each ($same_ids)" test "$same_ids" = yes
 
 if [ "$failures" -ne 0 ]; then
   echo "     agent log: $(tail -n 3 "$work/agent.log" | tr '\n' ' ')"
