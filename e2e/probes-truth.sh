@@ -305,6 +305,9 @@ wait_until 10 "the agent's peer $stall_peer connected again" \
 sleep 7  # the observation after the recovery, not a wait for an event
 api_get /metrics "$work/stall-after.txt"
 api_get /api/v1/alerts "$work/alerts.json"
+# The agent's log up to the reflector's exit: the stall's events are those before it (its exit
+# silences the peer too, and on a loaded machine the wait below can outlast the interrupted mark).
+cp "$work/agent.log" "$work/agent-stall.log"
 # The reflector's own count of its replies, at its exit; the agent's answers settle within
 # its 1 s deadline and show at the next tick (2 s).
 kill -s INT "$stall_pid"
@@ -312,7 +315,7 @@ wait_exit 10 "$stall_pid" || fail "the stalling reflector did not exit within 10
 sleep 3.5  # the answers in flight settled and a tick published them
 api_get /metrics "$work/stall-final.txt"
 python3 "$checker" stall "$work/stall-before.txt" "$work/stall-after.txt" \
-  "$work/stall-final.txt" "$work/stall-reflector.out" "$work/alerts.json" "$work/agent.log" \
+  "$work/stall-final.txt" "$work/stall-reflector.out" "$work/alerts.json" "$work/agent-stall.log" \
   "$stall_peer" "$stall_sent" || failed=$((failed + 1))
 
 echo "     $(($(date +%s) - started)) s in all"
