@@ -19,7 +19,7 @@ source e2e/lib.sh
 skip_without_namespaces "e2e alertmanager" "network namespaces, nftables and live capture"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly nftables iproute2 prometheus prometheus-alertmanager python3
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 check_py=$PWD/e2e/alertmanager_check.py
 

@@ -33,7 +33,7 @@ skip_without_namespaces "e2e alerts" "network namespaces, nftables and live capt
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly nftables iproute2 prometheus prometheus-alertmanager python3 \
   python3-yaml
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 check_py=$PWD/e2e/alerts_check.py
 stage_started=$(date +%s.%N)

@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "e2e calls with SIPp" "network namespaces and live capture"
 scripts/bootstrap.sh sip-tester tcpdump tshark iproute2 python3
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 
 tag=nqc$$

@@ -28,7 +28,7 @@ source e2e/lib.sh
 skip_without_namespaces "e2e fleet" "network namespaces, nftables and live capture"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly nftables iproute2 prometheus victoria-metrics python3 python3-yaml curl
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 started=$(date +%s)
 elapsed() { echo "$(($(date +%s) - started)) s"; }

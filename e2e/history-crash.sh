@@ -17,7 +17,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 runs=${1:-21}
 scripts/bootstrap.sh gcc python3 curl
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 work=$(mktemp -d /tmp/nq-history-crash.XXXXXX)
 port=$((19600 + RANDOM % 200))

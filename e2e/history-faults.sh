@@ -18,7 +18,7 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 0
 fi
 scripts/bootstrap.sh gcc python3 curl
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 work=$(mktemp -d /tmp/nq-history-faults.XXXXXX)
 port=$((19800 + RANDOM % 100))

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "hostile clients" "a network namespace and the agent's capture on lo"
 scripts/bootstrap.sh python3 iproute2 apache2-utils
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 namespace=nqhostile$$
 work=$(mktemp -d)

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "HTTP limits" "a network namespace and the agent's capture on lo"
 scripts/bootstrap.sh python3 iproute2 curl
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 port=19477
 namespace=nqhttp$$

@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "impairment relay check" "network namespaces and real-time priority"
 scripts/bootstrap.sh python3 iproute2 util-linux
-run_for 900 swift build --product netquality-impair >/dev/null
+build_product netquality-impair
 relay_binary=$PWD/.build/debug/netquality-impair
 python=/usr/bin/python3
 ends=$PWD/e2e/impair_udp.py

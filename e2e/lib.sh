@@ -92,6 +92,14 @@ wait_until() {
   done
 }
 
+# Builds a product of the package, unless CI's build stage built everything already
+# (scripts/test.sh sets NETQUALITY_BUILT after `swift build --build-tests`): even a build with
+# nothing to do costs seconds of SwiftPM's planning, in each of twenty stages.
+build_product() {
+  [ -n "${NETQUALITY_BUILT:-}" ] && [ -x ".build/debug/$1" ] && return 0
+  run_for 900 swift build --product "$1" >/dev/null
+}
+
 run_for() {
   local seconds=$1 pid status
   shift

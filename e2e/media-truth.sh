@@ -29,7 +29,7 @@ scripts/bootstrap.sh chromium gstreamer1.0-tools gstreamer1.0-plugins-base \
 if [ -n "${NETQUALITY:-}" ]; then
   netquality=$NETQUALITY
 else
-  run_for 900 swift build --product netquality >/dev/null
+  build_product netquality
   netquality=$PWD/.build/debug/netquality
 fi
 python=/usr/bin/python3

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "on-call views" "a network namespace, nftables and the capture on lo"
 scripts/bootstrap.sh tmux iproute2 nftables chromium curl python3
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 port=19477
 tag=nqoncall$$

@@ -22,6 +22,7 @@
 #
 #   e2e/probes-scale.sh     (root, for the namespace and chrt; skips otherwise)
 #   NETQUALITY_BIN=.build/release/netquality for the release figures in docs/probes.md.
+#   NETQUALITY_RELEASE=1 builds and uses the release binary of `make install` (as CI does).
 #   About 2 min 30 s with the defaults. KEEP=1 keeps the work directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,8 +31,12 @@ skip_without_namespaces "probes at scale" "a network namespace and real-time pri
 scripts/bootstrap.sh python3 iproute2 util-linux irtt curl
 if [ -n "${NETQUALITY_BIN:-}" ]; then
   netquality=$(realpath "$NETQUALITY_BIN")
+elif [ -n "${NETQUALITY_RELEASE:-}" ]; then
+  # The release binary `make install` builds (CI: already built by then).
+  run_for 900 make --no-print-directory install-build >/dev/null
+  netquality=$PWD/.build-install/release/netquality
 else
-  run_for 900 swift build --product netquality >/dev/null
+  build_product netquality
   netquality=$PWD/.build/debug/netquality
 fi
 checker=$PWD/e2e/probes_scale.py

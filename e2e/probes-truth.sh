@@ -49,8 +49,8 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "probes truth" "network namespaces, nftables and real-time priority"
 scripts/bootstrap.sh python3 iproute2 util-linux nftables irtt prometheus
-run_for 900 swift build --product netquality >/dev/null
-run_for 900 swift build --product netquality-impair >/dev/null
+build_product netquality
+build_product netquality-impair
 netquality=$PWD/.build/debug/netquality
 relay_binary=$PWD/.build/debug/netquality-impair
 checker=$PWD/e2e/probes_truth.py

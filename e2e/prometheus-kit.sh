@@ -40,7 +40,7 @@ promtool test rules config/rules/tests/*.yml
 promtool check config config/prometheus.yml
 
 skip_without_namespaces "e2e prometheus kit (live part)" "network namespaces, nftables and live capture"
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 
 tag=nqk$$

@@ -36,7 +36,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "e2e real SIP clients" "network namespaces, nftables, AF_PACKET and live capture"
 scripts/bootstrap.sh baresip ethtool tcpdump tshark nftables iproute2 iputils-ping python3
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 started=$(date +%s.%N)
 

@@ -44,7 +44,7 @@ scripts/bootstrap.sh python3-aiortc coturn tshark tcpdump nftables iproute2 etht
 if [ -n "${NETQUALITY:-}" ]; then
   netquality=$NETQUALITY
 else
-  run_for 900 swift build --product netquality >/dev/null
+  build_product netquality
   netquality=$PWD/.build/debug/netquality
 fi
 # Debian's interpreter, where python3-aiortc lives (a pyenv or venv python3 may come first).

@@ -18,7 +18,7 @@ source e2e/lib.sh
 skip_without_namespaces "e2e real traffic" "network namespaces and nftables"
 scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-ugly tcpdump nftables iproute2 python3
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 
 tag=nq$$

@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "STAMP wire and safety check" "network namespaces and captures"
 scripts/bootstrap.sh tshark tcpdump prometheus python3 iproute2 nftables
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 helper=$PWD/e2e/stamp_safety.py
 

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "top in tmux" "a network namespace and the agent's capture on lo"
 scripts/bootstrap.sh tmux iproute2
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 port=19476
 socket=nqtop$$

@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "web security" "a network namespace and the agent's capture on lo"
 scripts/bootstrap.sh curl openssl apache2-utils prometheus chromium iproute2 python3
-run_for 900 swift build --product netquality >/dev/null
+build_product netquality
 netquality=$PWD/.build/debug/netquality
 artifacts=$PWD/.build/artifacts
 mkdir -p "$artifacts"
