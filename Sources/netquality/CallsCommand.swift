@@ -70,10 +70,9 @@ struct CallsCommand: ParsableCommand {
       query.status = status
     }
     if let quality {
-      let levels = QualityLevel.allCases.dropFirst()
-      guard let level = levels.first(where: { $0.name == quality }) else {
-        throw fail(
-          "--quality \(quality): use " + levels.map(\.name).joined(separator: ", "), code: 2)
+      guard let level = QualityLevel(name: quality), level != .unknown else {
+        let names = QualityLevel.allCases.dropFirst().map(\.name)
+        throw fail("--quality \(quality): use " + names.joined(separator: ", "), code: 2)
       }
       query.atLeast = level
     }

@@ -66,13 +66,19 @@ final class StatusPageRouteTests: XCTestCase {
     XCTAssertFalse(charts.points("p49", from: 0, to: .infinity).isEmpty)
   }
 
-  func testPageAtTheRootShowsTheTicksPeersWithCharts() async throws {
+  /// An agent's state after one tick published to the API and the status page.
+  static func publishedState() throws -> AgentState {
     let state = HTTPRoutesTests.tickedState()
-    guard let tick = state.read(\.lastTick) else { return XCTFail("no tick") }
+    let tick = try XCTUnwrap(state.read(\.lastTick), "no tick")
     let publication = TickPublication(
       result: tick, alerts: [], capture: CaptureCounters(), trackedStreams: 1)
     PublishedStateSink(state: state).publish(publication)
     StatusPageSink(state: state).publish(publication)
+    return state
+  }
+
+  func testPageAtTheRootShowsTheTicksPeersWithCharts() async throws {
+    let state = try Self.publishedState()
     let app = Application(router: HTTPServer.router(state: state))
     try await app.test(.router) { client in
       try await client.execute(uri: "/", method: .get) { response in
@@ -93,12 +99,7 @@ final class StatusPageRouteTests: XCTestCase {
   /// "Recent bad and failed calls": the calls /api/v1/calls keeps that failed or were bad,
   /// newest first; a good answered call is not listed; wire strings escaped.
   func testPageListsRecentBadAndFailedCallsNewestFirst() async throws {
-    let state = HTTPRoutesTests.tickedState()
-    guard let tick = state.read(\.lastTick) else { return XCTFail("no tick") }
-    let publication = TickPublication(
-      result: tick, alerts: [], capture: CaptureCounters(), trackedStreams: 1)
-    PublishedStateSink(state: state).publish(publication)
-    StatusPageSink(state: state).publish(publication)
+    let state = try Self.publishedState()
     var bad = CallsAPITests.call("bad", status: 200, at: 104)
     bad.rx.worstLevel = .veryBad
     bad.rx.minMeanOpinionScore = 1.9

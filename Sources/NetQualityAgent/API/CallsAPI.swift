@@ -42,10 +42,10 @@ extension HTTPServer {
     }
     var atLeast: QualityLevel?
     if let text = query["quality"] {
-      let levels = QualityLevel.allCases.dropFirst()
-      guard let level = levels.first(where: { $0.name == text }) else {
+      guard let level = QualityLevel(name: String(text)), level != .unknown else {
+        let names = QualityLevel.allCases.dropFirst().map(\.name)
         return jsonError(
-          "quality \(text): one of \(levels.map(\.name).joined(separator: ", "))", .badRequest)
+          "quality \(text): one of \(names.joined(separator: ", "))", .badRequest)
       }
       atLeast = level
     }

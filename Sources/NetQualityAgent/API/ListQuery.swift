@@ -107,7 +107,7 @@ struct ListQuery: Equatable {
   /// A level by its number or its name (`poor`, `very_bad`; any case).
   static func level(_ text: String) -> QualityLevel? {
     if let number = Int(text) { return QualityLevel(rawValue: number) }
-    return QualityLevel.allCases.first { $0.name == text.lowercased() }
+    return QualityLevel(name: text.lowercased())
   }
 }
 

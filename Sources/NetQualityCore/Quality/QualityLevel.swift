@@ -25,6 +25,12 @@ public enum QualityLevel: Int, Sendable, Comparable, CaseIterable, Codable {
     }
   }
 
+  /// The level `name` spells (`poor`, `very_bad`), or nil.
+  public init?(name: String) {
+    guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
+    self = level
+  }
+
   public static func < (lhs: QualityLevel, rhs: QualityLevel) -> Bool {
     lhs.rawValue < rhs.rawValue
   }
