@@ -38,6 +38,11 @@ final class ProbeTargets: @unchecked Sendable {
     /// Applies the engine's configuration for the targets running (the reload's closure: the
     /// configuration in effect with `probes` replaced by the running targets' settings).
     var reconfigureEngine: (@Sendable ([ProbeTargetSettings]) -> Void)?
+    /// Settled probes the engine has not had yet (`ProbeService.recordPending`): the thread
+    /// hands them over when the scorer's lock is free, never waiting behind a tick's scoring;
+    /// a change of the set hands them over first, so that no probe of a session reaches the
+    /// engine after that session was restarted or forgotten.
+    var pendingSamples: [ProbeSample] = []
 
     /// What the engine is told: every running target, retiring ones included.
     var engineTargets: [ProbeTargetSettings] { running.map(\.settings) }
