@@ -93,9 +93,11 @@ install: install-build
 
 # The binary `install` puts in place, built on its own (scripts/test.sh starts it early, in the
 # background, while the end-to-end stages wait on their clients).
+# PRODUCT: scripts/check-allocations.sh builds its benchmark here too, on the same modules.
+PRODUCT ?= netquality
 install-build:
 	@scripts/bootstrap.sh
-	swift build -c $(CONFIGURATION) --product netquality --static-swift-stdlib \
+	swift build -c $(CONFIGURATION) --product $(PRODUCT) --static-swift-stdlib \
 		--scratch-path $(INSTALL_BUILD)
 
 # Removes what install put in place except the configuration (and the history in

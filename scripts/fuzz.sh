@@ -5,6 +5,7 @@
 #   scripts/fuzz.sh [SECONDS]     (default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source e2e/lib.sh
 seconds=${1:-60}
 scratch=.build-fuzz
 corpus=$scratch/corpus
@@ -29,7 +30,7 @@ if [ "$(nm "$engine_object" | grep -c __asan_)" -eq 0 ]; then
   exit 1
 fi
 
-swift build --product netquality >/dev/null
+build_product netquality
 .build/debug/netquality generate -o "$scratch/seed.pcap" --streams 6 --packets 600 \
   --loss 3 --duplicate 2 --reorder 2 --jitter 5
 seeds=("$scratch/seed.pcap")
