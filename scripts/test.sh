@@ -86,9 +86,10 @@ wanted() { [ ${#selected[@]} -eq 0 ] || [[ " ${selected[*]} " == *" $1 "* ]]; }
 # priority, so it takes what the debug build and the lanes leave idle and never competes with a
 # stage that measures; the install stage waits for it (its own deadline still holds).
 release=""
-release_log=.build/install-build.log
+release_log=.build-install/build.log
 start_release_build() {
   [ -z "$release" ] && wanted install && [ -e "$results/bootstrap" ] || return 0
+  mkdir -p "$(dirname "$release_log")"
   setsid nice -n 19 make --no-print-directory install-build >"$release_log" 2>&1 &
   release=$!
   release_started=$(date +%s)
