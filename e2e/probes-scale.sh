@@ -32,8 +32,8 @@ scripts/bootstrap.sh python3 iproute2 util-linux irtt curl
 if [ -n "${NETQUALITY_BIN:-}" ]; then
   netquality=$(realpath "$NETQUALITY_BIN")
 elif [ -n "${NETQUALITY_RELEASE:-}" ]; then
-  # The release binary `make install` builds (CI: already built by then).
-  run_for 900 make --no-print-directory install-build >/dev/null
+  # The release binary `make install` builds (CI: already built by then, and says so).
+  [ -n "${NETQUALITY_INSTALL_BUILT:-}" ] || run_for 900 make --no-print-directory install-build >/dev/null
   netquality=$PWD/.build-install/release/netquality
 else
   build_product netquality
