@@ -246,8 +246,10 @@ pause, caller = int(sys.argv[2]) / 1000, sys.argv[3]
 sip = [c for c in calls if c["kind"] == "sip"]
 ok = sorted((c for c in sip if c["final_status"] == 200), key=lambda c: c["start"])
 # A call lasts the pause after the ACK plus its setup; SIPp's timers and a loaded machine add
-# a little, never a second.
-outside = [c for c in ok if not pause <= c["duration_s"] - c["setup_s"] < pause + 1.0]
+# a little, never a second. SIPp times its pause from its loop's clock, read before it handled
+# the 200 OK, so on a loaded machine a BYE may leave a little under 2 s after the 200 OK the
+# capture saw (a CI run: one of 1,020); analyze's times themselves agree with tshark's above.
+outside = [c for c in ok if not pause - 0.1 <= c["duration_s"] - c["setup_s"] < pause + 1.0]
 with_streams = [c for c in sip if c["stream_count"] > 0]
 first_bound = bool(ok) and with_streams == [ok[0]] and all(
     s["src"] == caller for s in ok[0]["streams"]) and ok[0]["stream_count"] == 1

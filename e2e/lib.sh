@@ -48,6 +48,44 @@ wait_exit() {
   return 0
 }
 
+# True while any process of process group PGID is alive (not a zombie): fields 3 and 5 of
+# /proc/PID/stat, after the command name (proc(5)). A group's leader may go on the first signal
+# while a member ignores it (SwiftPM's build did SIGINT and SIGTERM under make).
+group_alive() {  # PGID
+  local pgid=$1 file stat
+  for file in /proc/[0-9]*/stat; do
+    { read -r stat <"$file"; } 2>/dev/null || continue
+    stat=${stat##*) }
+    # shellcheck disable=SC2086  # the fields, split on purpose
+    set -- $stat
+    [ "${3:-}" = "$pgid" ] && [ "$1" != Z ] && return 0
+  done
+  return 1
+}
+
+# Waits for every process of group PGID to exit; 1 if some did not in SECONDS.
+wait_group_exit() {
+  local seconds=$1 pgid=$2 deadline now
+  now_us
+  deadline=$((now + seconds * 1000000))
+  while group_alive "$pgid"; do
+    now_us
+    [ "$now" -lt "$deadline" ] || return 1
+    sleep 0.1
+  done
+}
+
+# SIGINT, then SIGTERM, then SIGKILL to process group PGID, each with STOP_GRACE seconds for
+# the whole group to go.
+stop_group() {
+  local signal
+  [ -n "${1:-}" ] || return 0
+  for signal in INT TERM KILL; do
+    kill -s "$signal" -- "-$1" 2>/dev/null || return 0
+    wait_group_exit "$STOP_GRACE" "$1" && return 0
+  done
+}
+
 # The processes `ip netns exec` (and other launchers) started: PID and its descendants, so a
 # signal reaches gst-launch itself and not only the wrapper.
 descendants() {
@@ -127,10 +165,7 @@ run_for() {
     return "$status"
   fi
   echo "FAIL timed out after $seconds s: $*"
-  for signal in INT TERM KILL; do
-    kill -s "$signal" -- "-$pid" 2>/dev/null || true
-    wait_exit "$STOP_GRACE" "$pid" && break
-  done
+  stop_group "$pid"
   wait "$pid" 2>/dev/null || true
   return 124
 }

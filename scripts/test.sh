@@ -103,15 +103,6 @@ start_release_build() {
   fi
   echo "=== release build for install started in the background (log: $release_log)"
 }
-stop_group() {  # PID: SIGINT, SIGTERM, SIGKILL to its process group, each with a grace
-  local signal
-  [ -n "$1" ] && alive "$1" || return 0
-  for signal in INT TERM KILL; do
-    kill -s "$signal" -- "-$1" 2>/dev/null || true
-    wait_exit "$STOP_GRACE" "$1" && break
-  done
-}
-
 # CPU seconds (user and system) of this shell's children reaped so far: a stage's whole tree
 # once it is reaped (every end-to-end script waits for what it started). Not in $( ): a
 # subshell's children are not this shell's.

@@ -43,6 +43,21 @@ final class TickServiceTests: XCTestCase {
     XCTAssertEqual(skipped, 5)
   }
 
+  /// A process continued just after a later boundary wakes near that boundary: late against its
+  /// schedule all the same, so the tick waits for the captures to read the stop's backlog (a CI
+  /// run's tick woke 0.128 s after the boundary it closed, read none of it, and a peer went
+  /// "interrupted" for packets still in the kernel's ring).
+  func testATickContinuedJustAfterALaterBoundaryIsLate() {
+    let interval = 2 * second
+    let scheduled = 1_795_306_142 * second
+    let woke = scheduled + 10 * second + 128_000_000
+    let (boundary, _) = TickService.boundary(
+      scheduled: scheduled, reading: woke, interval: interval)
+    XCTAssertLessThan(woke - boundary, TickService.lateNanoseconds, "near the boundary it closes")
+    XCTAssertTrue(TickService.isLate(scheduled: scheduled, woke: woke))
+    XCTAssertFalse(TickService.isLate(scheduled: scheduled, woke: scheduled + 2_000_000))
+  }
+
   /// The ticker on its own thread: with every thread of the concurrency pool blocked (what
   /// twenty slow history queries did), ticks go on at their interval.
   func testTicksGoOnWhileTheConcurrencyPoolIsBlocked() async throws {

@@ -64,11 +64,20 @@ public final class TickService: Service, Sendable {
       let woke = WallClock.now().nanosecondsSinceEpoch
       let (boundary, skipped) = Self.boundary(scheduled: next, reading: woke, interval: interval)
       if skipped > 0 { skippedTicks.add(skipped, ordering: .relaxed) }
-      if woke - boundary > Self.lateNanoseconds { waitForCaptures(until: woke) }
+      if Self.isLate(scheduled: next, woke: woke) { waitForCaptures(until: woke) }
       tick(
         at: CaptureTime(nanosecondsSinceEpoch: boundary),
         lateSeconds: Double(woke - boundary) * 1e-9)
     }
+  }
+
+  /// Whether a tick scheduled at `scheduled` woke late enough at `woke` that the captures may
+  /// not have read what the kernel buffered meanwhile. Late against its schedule, not against
+  /// the boundary it closes: a process continued just after a later boundary wakes near that
+  /// boundary, and the tick then read none of the stop's backlog (a CI run saw a peer
+  /// "interrupted" and "recovered" after a 10 s SIGSTOP, its packets still in the ring).
+  static func isLate(scheduled: Int64, woke: Int64) -> Bool {
+    woke - scheduled > lateNanoseconds
   }
 
   /// The boundary a tick scheduled at `scheduled` closes when it wakes at `reading`: the
