@@ -16,7 +16,8 @@
 # and the unit tests share 2 cores; each was checked with both cores busy. A lane's stage
 # prints its output when it ends, whole, so that the lanes' lines do not interleave. Each
 # stage's line gives its CPU seconds too.
-# The tail runs alone: e2e-hostile (scrapes within 1 s beside 200 password guessers), then, on
+# The tail runs alone: e2e-hostile (scrapes within 1 s beside 200 password guessers) and
+# e2e-media-truth (two browsers' own statistics, frame by frame), then, on
 # the release build made in the background meanwhile, the install, the allocation count and
 # e2e-probes-scale (a probe loop that must not miss a send), with the machine to themselves.
 set -uo pipefail
@@ -39,10 +40,10 @@ host_lane=(
   "e2e-history-faults|300|e2e/history-faults.sh"
   "fuzz|600|scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
 )
-# Split by their durations on a slow 2-core machine (about 650 s each, as the host lane).
+# Split by their durations on a slow 2-core machine (about 500 s each; the host lane about 650).
 lane_a=(
-  "e2e-media-truth|480|e2e/media-truth.sh"
   "e2e-real-traffic|600|e2e/real-traffic.sh"
+  "e2e-real-clients-webrtc|360|e2e/real-clients-webrtc.sh"
   "e2e-alerts|300|e2e/alerts.sh"
   "e2e-impair-relay|300|e2e/impair-relay-check.sh"
   "e2e-agent-prometheus|300|e2e/agent-prometheus.sh"
@@ -51,7 +52,6 @@ lane_a=(
 lane_b=(
   "e2e-real-clients-sip|420|e2e/real-clients-sip.sh"
   "e2e-probes-truth|420|e2e/probes-truth.sh"
-  "e2e-real-clients-webrtc|360|e2e/real-clients-webrtc.sh"
   "e2e-calls-sipp|300|e2e/calls-sipp.sh"
   "e2e-stamp-wire-safety|300|e2e/stamp-wire-safety.sh"
   "e2e-http-limits|300|e2e/http-limits.sh"
@@ -67,6 +67,11 @@ after=(
   # scheduling group of its own, one scrape took 1.11 s). The release build still going on
   # beside it is at the lowest priority. It needs only the debug build, so it goes first.
   "e2e-hostile|240|e2e/hostile.sh"
+  # Two Chromiums' getStats() against the agent tick by tick, freeze by freeze: in a lane it
+  # failed in three of five CI runs, a different check each time (two since corrected; the
+  # third counted 790 frames against the browser's 799 over the unrepaired segments, 1 % being
+  # the limit), so it runs here, on the debug build, while the release build ends beside it.
+  "e2e-media-truth|480|e2e/media-truth.sh"
   "install|900|scripts/check-install.sh"
   # Its benchmark is built on install's release build (only its own module is compiled).
   "allocations|600|scripts/check-allocations.sh"
