@@ -36,17 +36,22 @@ alive() {
   [[ ${stat%% *} != Z ]]
 }
 
-wait_exit() {
-  local seconds=$1 pid=$2 deadline now
+# Runs CMD (a test that forks nothing) every 0.1 s while it succeeds; 1 if it still did after
+# SECONDS.
+wait_while() {  # SECONDS CMD...
+  local seconds=$1 deadline now
+  shift
   now_us
   deadline=$((now + seconds * 1000000))
-  while alive "$pid"; do
+  while "$@"; do
     now_us
     [ "$now" -lt "$deadline" ] || return 1
     sleep 0.1
   done
   return 0
 }
+
+wait_exit() { wait_while "$1" alive "$2"; }
 
 # True while any process of process group PGID is alive (not a zombie): fields 3 and 5 of
 # /proc/PID/stat, after the command name (proc(5)). A group's leader may go on the first signal
@@ -64,16 +69,7 @@ group_alive() {  # PGID
 }
 
 # Waits for every process of group PGID to exit; 1 if some did not in SECONDS.
-wait_group_exit() {
-  local seconds=$1 pgid=$2 deadline now
-  now_us
-  deadline=$((now + seconds * 1000000))
-  while group_alive "$pgid"; do
-    now_us
-    [ "$now" -lt "$deadline" ] || return 1
-    sleep 0.1
-  done
-}
+wait_group_exit() { wait_while "$1" group_alive "$2"; }
 
 # SIGINT, then SIGTERM, then SIGKILL to process group PGID, each with STOP_GRACE seconds for
 # the whole group to go.
