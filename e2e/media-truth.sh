@@ -8,7 +8,9 @@
 #    nftables on A's egress (blackouts of 0.3, 1 and 3 s, a 6 s pause, a random-loss phase), so
 #    the capture at B sees what B's browser receives. Truth: B's getStats() (inbound video:
 #    framesReceived, freezeCount, totalFreezesDuration, pauseCount, nackCount, pliCount) and A's
-#    (outbound video: nackCount, pliCount received), polled on the agent's 2 s grid.
+#    (outbound video: nackCount, pliCount received), polled on the agent's 2 s grid; and the
+#    capture itself, read by tshark: the frames on the wire (distinct RTP timestamps on the
+#    video stream and A's rtxSsrc), which the agent's count must equal tick for tick.
 # 2. GStreamer: VP8 and H.264 at 30 fps from A to B, 300 frames with a 2 s stop of the sender
 #    in between (e2e/gst_stop_sender.py), the frames counted against what was sent and
 #    the stop as one freeze.
@@ -25,7 +27,7 @@ cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "e2e media truth" "network namespaces, nftables and live capture"
 scripts/bootstrap.sh chromium gstreamer1.0-tools gstreamer1.0-plugins-base \
-  gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly python3-gi gir1.2-gstreamer-1.0 tcpdump nftables iproute2 python3 curl
+  gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly python3-gi gir1.2-gstreamer-1.0 tcpdump tshark nftables iproute2 python3 curl
 if [ -n "${NETQUALITY:-}" ]; then
   netquality=$NETQUALITY
 else
