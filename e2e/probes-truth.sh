@@ -27,14 +27,16 @@
 #   4. `promtool check metrics` on the agent's /metrics while it probes: clean.
 #   5. A stall, during the outage of 3: the agent also probes a second `netquality reflect`
 #      (10.204.1.3 in the middle namespace, no relay), stopped with SIGSTOP for the same 15 s
-#      and continued with SIGCONT; an nftables counter on the sender's egress counts the probes
-#      sent to it meanwhile. When it goes on it answers the oldest 400 probes queued in its
-#      socket (its per-source burst) and refuses the rest. From the agent's /metrics before
-#      the stall and 7 s after its recovery (three ticks and more: a quality alert would have
-#      fired by then): no probe lost backward, the late answers counted as the reflector's
-#      stall, forward loss + stalled answers = the probes sent in the stall (± 2 at its
-#      edges); at the end the reflector's replies = the agent's answers in time + late ones,
-#      exactly. Disconnected and recovered once in the agent's log, and no quality alert for
+#      and continued with SIGCONT; two nftables counters on the sender's egress count the
+#      probes sent to it meanwhile, one from before the SIGSTOP to after the SIGCONT (outer),
+#      one from after the one to before the other (inner). When it goes on it answers the
+#      oldest 400 probes queued in its socket (its per-source burst) and refuses the rest.
+#      From the agent's /metrics before the stall and 7 s after its recovery (three ticks and
+#      more: a quality alert would have fired by then): no probe lost backward, the late
+#      answers counted as the reflector's stall, forward loss = the reflector's refusals,
+#      forward loss + late answers at least the inner count, late answers at most the outer;
+#      at the end the reflector's replies = the agent's answers in time + late ones, exactly.
+#      Disconnected and recovered once in the agent's log, and no quality alert for
 #      either peer in its log or in /api/v1/alerts (before 894eff0 the outage's loss, scored
 #      after the recovery, fired peer_rx/tx_quality_bad 4 s after it; before ad4a11a the
 #      backlog was 400 probes lost backward).
@@ -258,18 +260,33 @@ nft_sender add table netdev nqtruth
 nft_sender add chain netdev nqtruth egress \
   "{ type filter hook egress device \"${tag}s0\" priority 0; }"
 nft_sender add counter netdev nqtruth dropped
-nft_sender add counter netdev nqtruth stall_sent
+# The probes sent to the stalling reflector, counted twice: from before its SIGSTOP to after its
+# SIGCONT (outer) and from after the one to before the other (inner). The probes the stall
+# held lie between the two, whatever the commands' latency on a loaded machine (a CI run took
+# 3 probes' worth, 60 ms, from a rule's removal to the SIGCONT). Each count in a chain of its
+# own, so that the inner can go before the SIGCONT and the outer after it.
+for window in outer inner; do
+  nft_sender add counter netdev nqtruth "stall_$window"
+done
+nft_sender add chain netdev nqtruth stall_outer \
+  "{ type filter hook egress device \"${tag}s0\" priority -10; }"
+nft_sender add chain netdev nqtruth stall_inner \
+  "{ type filter hook egress device \"${tag}s0\" priority 10; }"
+count_stall() {  # the window's chain gets its counting rule
+  nft_sender add rule netdev nqtruth "stall_$1" ip daddr 10.204.1.3 udp dport "$stall_port" \
+    counter name "stall_$1"
+}
 sleep 2  # two polls of the peer connected before the drop: the experiment, not a wait
 # 5 begins with it: the figures before, then the count of the probes sent to the stalling
 # reflector from its stop to its continuation (the rule goes with the chain's flush below).
 api_get /metrics "$work/stall-before.txt"
 nft_sender add rule netdev nqtruth egress udp dport "$relay_port" counter name dropped drop
-nft_sender add rule netdev nqtruth egress ip daddr 10.204.1.3 udp dport "$stall_port" \
-  counter name stall_sent
-kill -s STOP "$stall_pid"
 # The drop's start: right after the rule is in. A probe sent before this may still be answered
 # (its answer comes within a round trip, ~30 ms here); none sent after it is.
 rule_added=$(date +%s.%N)
+count_stall outer
+kill -s STOP "$stall_pid"
+count_stall inner
 # The outage lasts 15 s from the rule (the experiment's length, not a wait for an event), or
 # until a poll has seen the peer disconnected if that takes longer: the state is found at the
 # first tick after the 12 s mark, and a tick so late that the answers were back by then would
@@ -278,8 +295,10 @@ wait_until 17 "the peer disconnected (12 s after the drop, plus a tick)" \
   grep -q '"state": "disconnected"' "$work/polls.jsonl" || true
 sleep "$(python3 -c "import time; print(max(0, 15 - (time.time() - $rule_added)))")"
 nft_sender flush chain netdev nqtruth egress
-kill -s CONT "$stall_pid"
 rule_removed=$(date +%s.%N)
+nft_sender flush chain netdev nqtruth stall_inner
+kill -s CONT "$stall_pid"
+nft_sender flush chain netdev nqtruth stall_outer
 dropped=$(nft_sender -j list counter netdev nqtruth dropped | python3 -c 'import json, sys
 print([e["counter"]["packets"] for e in json.load(sys.stdin)["nftables"] if "counter" in e][0])')
 # Connected again at the first tick after answers return (2 s), and the lost probes are all
@@ -298,8 +317,11 @@ stop_relay C "$relay_c_pid"
 
 # 5. The stall's figures: 7 s after the stalling reflector's peer is connected again (three 2 s
 # ticks and one more: the for-3 quality alerts of the outage's loss fired 4 s after it).
-stall_sent=$(nft_sender -j list counter netdev nqtruth stall_sent | python3 -c 'import json, sys
-print([e["counter"]["packets"] for e in json.load(sys.stdin)["nftables"] if "counter" in e][0])')
+stall_counted() {
+  nft_sender -j list counter netdev nqtruth "stall_$1" | python3 -c 'import json, sys
+print([e["counter"]["packets"] for e in json.load(sys.stdin)["nftables"] if "counter" in e][0])'
+}
+stall_inner=$(stall_counted inner) stall_outer=$(stall_counted outer)
 wait_until 10 "the agent's peer $stall_peer connected again" \
   peer_state "$stall_peer" connected || true
 sleep 7  # the observation after the recovery, not a wait for an event
@@ -316,7 +338,7 @@ sleep 3.5  # the answers in flight settled and a tick published them
 api_get /metrics "$work/stall-final.txt"
 python3 "$checker" stall "$work/stall-before.txt" "$work/stall-after.txt" \
   "$work/stall-final.txt" "$work/stall-reflector.out" "$work/alerts.json" "$work/agent-stall.log" \
-  "$stall_peer" "$stall_sent" || failed=$((failed + 1))
+  "$stall_peer" "$stall_inner" "$stall_outer" || failed=$((failed + 1))
 
 echo "     $(($(date +%s) - started)) s in all"
 if [ "$failed" -ne 0 ]; then
