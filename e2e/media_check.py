@@ -162,9 +162,9 @@ for call_dir in sorted(glob.glob(os.path.join(work, "*", "call.json"))):
     arrivals = wire_frame_arrivals(stream["dst_port"], ssrc, last_a["rtxSsrc"])
     warmed = call["phases"][0]["end"]
     call_grid = [t for t in sorted(by_time) if warmed < t <= grid[-1] and rx_video(by_time[t])]
-    differ = [(t, count_between(arrivals, t - 2, t), rx_video(by_time[t])["frames_received"])
-              for t in call_grid
-              if count_between(arrivals, t - 2, t) != rx_video(by_time[t])["frames_received"]]
+    per_tick = [(t, count_between(arrivals, t - 2, t), rx_video(by_time[t])["frames_received"])
+                for t in call_grid]
+    differ = [(t, wire, agent) for t, wire, agent in per_tick if wire != agent]
     check(bool(call_grid) and not differ,
           f"{codec}: the agent's frames equal tshark's on all {len(call_grid)} ticks after the warm-up"
           + "".join(f"; tick {t % 1000:.0f}: tshark {w}, agent {a}" for t, w, a in differ[:5]))
