@@ -84,8 +84,11 @@ wait_until 10 "tcpdump to listen" grep -q "listening on" "$work/tcpdump.log"
 
 # --- SIPp at both ends (files in $work: its traces are written to the working directory). -----
 cp e2e/sipp/uas-mixed.xml e2e/sipp/uac-mixed.xml "$work/"
+# The callee dumps its counts every second (-fd 1): its final dump at exit is lost when a
+# loaded machine makes it outlast SIGINT's grace (a CI run's last row was the 60 s dump, 35
+# BYEs short), so the truth read below is a dump taken after the caller ended.
 (cd "$work" && spawn ip netns exec "$callee_ns" sipp -sf uas-mixed.xml -i $callee -p 5060 \
-  -mi $callee -nostdin -trace_counts -trace_err >"$work/uas.out" 2>&1)
+  -mi $callee -nostdin -trace_counts -fd 1 -trace_err >"$work/uas.out" 2>&1)
 uas=$(pgrep -n -f "sipp -sf uas-mixed.xml -i $callee" || true)
 pids+=($uas)
 wait_until 10 "the SIPp callee to listen" in_callee sh -c "ss -lun | grep -q '$callee:5060'"
@@ -95,6 +98,11 @@ status=0
   -i $caller -p 5060 -mi $caller -s test -r "$rate" -m "$calls" -d $call_ms -nostdin \
   -trace_counts -trace_stat -fd 1 >"$work/uac.out" 2>&1) || status=$?
 check "SIPp's caller ran its $calls calls (exit $status)" test "$status" -eq 0
+# The caller exits once its last call's BYE was answered: the callee's next dump has it all.
+uas_dumps() { cat "$work"/uas-mixed_*_counts.csv 2>/dev/null | wc -l; }
+dumps_at_caller_exit=$(uas_dumps)
+uas_dumped_since() { [ "$(uas_dumps)" -gt "$dumps_at_caller_exit" ]; }
+wait_until 10 "a dump of the callee's counts after the caller ended" uas_dumped_since || true
 
 # The last BYE's call ends once its tick's grace passed: 2 s, and one more tick.
 metric() {  # metric 'name{labels}': its value on the agent's /metrics
