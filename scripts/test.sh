@@ -67,10 +67,10 @@ after=(
   # scheduling group of its own, one scrape took 1.11 s). The release build still going on
   # beside it is at the lowest priority. It needs only the debug build, so it goes first.
   "e2e-hostile|240|e2e/hostile.sh"
-  # Two Chromiums' getStats() against the agent tick by tick, freeze by freeze: in a lane it
-  # failed in three of five CI runs, a different check each time (two since corrected; the
-  # third counted 790 frames against the browser's 799 over the unrepaired segments, 1 % being
-  # the limit), so it runs here, on the debug build, while the release build ends beside it.
+  # Two Chromiums' getStats() and tshark against the agent tick by tick, freeze by freeze: in
+  # a lane it failed in three of five CI runs, a different check each time (two checks since
+  # corrected, and an agent bug since fixed: frames whose only copy came as a repeat ahead of
+  # the media), so it runs here, on the debug build, while the release build ends beside it.
   "e2e-media-truth|480|e2e/media-truth.sh"
   "install|900|scripts/check-install.sh"
   # Its benchmark is built on install's release build (only its own module is compiled).

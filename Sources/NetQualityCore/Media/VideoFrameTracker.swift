@@ -36,6 +36,7 @@ struct VideoFrameTracker: Sendable {
   /// The timestamps of the latest frames, for telling a late packet or a retransmission of a
   /// frame already counted from one of a frame never seen.
   private var recent = RecentTimestamps()
+
   /// One packet of the stream (not a duplicate), in arrival order; `inOrder` false for a
   /// packet older than the highest sequence number (RFC 3550 A.1). `payload` is the RTP
   /// payload's captured bytes, read only for a known format.
