@@ -43,12 +43,13 @@ def rx_video(tick):
 def wire_frame_arrivals(port, ssrc, rtx_ssrc):
     """The frames on the wire, by tshark: the arrival of each RTP timestamp's first packet on
     the video stream or its RFC 4588 retransmission stream (the sender's rtxSsrc), leaving out
-    padding-only packets (P bit: bandwidth probes carry no frame). Sorted."""
+    padding-only packets (P bit: bandwidth probes carry no frame). Sorted. tshark reads the
+    call's few megabytes in seconds; 120 s bounds it on any machine."""
     fields = subprocess.run(
         ["tshark", "-r", os.path.join(work, "call.pcap"), "-d", f"udp.port=={port},rtp",
          "-Y", f"rtp.ssrc == {ssrc} || rtp.ssrc == {rtx_ssrc}", "-T", "fields",
          "-e", "frame.time_epoch", "-e", "rtp.timestamp", "-e", "rtp.padding"],
-        capture_output=True, text=True, check=True).stdout
+        capture_output=True, text=True, check=True, timeout=120).stdout
     first = {}
     for line in fields.splitlines():
         arrival, timestamp, padding = line.split("\t")
