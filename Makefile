@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`.
-.PHONY: run sample test lint fuzz bench build clean install install-build uninstall
+.PHONY: run sample test test-quick lint fuzz bench build clean install install-build uninstall
 
 SAMPLE := .build/sample.pcap
 
@@ -25,8 +25,16 @@ sample:
 test:
 	@scripts/test.sh
 
+# The developer's loop: the debug build, the unit tests and lint (about 10 minutes on 2 cores;
+# root not needed). `scripts/test.sh STAGE...` runs any other selection; `make test` stays the
+# whole suite.
+test-quick:
+	@scripts/test.sh bootstrap build unit-tests lint
+
+# Formatting, and the module graph of docs/architecture.md (every edge between our modules).
 lint:
 	swift format lint --strict -r Sources Tests Fuzz/Sources Plugins Package.swift
+	python3 scripts/check-module-graph.py
 
 fuzz:
 	scripts/fuzz.sh $${FUZZ_SECONDS:-300}

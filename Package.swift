@@ -85,13 +85,12 @@ let package = Package(
     // Rendering of engine results for people and programs.
     .target(name: "NetQualityExport", dependencies: ["NetQualityCore", "CZlib"]),
     // The SQLite history (GRDB over the system libsqlite3, Debian libsqlite3-dev): per-tick
-    // rows, events, alerts and calls (their records as JSON, NetQualityExport's), written off
-    // the hot path, retained and downsampled, queried.
+    // rows, events, alerts and calls (their records as JSON, rendered by the tick's sender),
+    // written off the hot path, retained and downsampled, queried. It does not import Export
+    // (docs/architecture.md's module graph, checked by scripts/check-module-graph.py).
     .target(
       name: "NetQualityStore",
-      dependencies: [
-        "NetQualityCore", "NetQualityExport", .product(name: "GRDB", package: "GRDB.swift"),
-      ]
+      dependencies: ["NetQualityCore", .product(name: "GRDB", package: "GRDB.swift")]
     ),
     .executableTarget(
       name: "netquality",
@@ -119,7 +118,8 @@ let package = Package(
     .executableTarget(
       name: "netquality-history-bench",
       dependencies: [
-        "NetQualityStore", "NetQualityCore", .product(name: "GRDB", package: "GRDB.swift"),
+        "NetQualityStore", "NetQualityCore", "NetQualityExport",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(name: "NetQualityCoreTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),
     // The engine's scenarios; probes go through the real probe session (NetQualityProbe).
@@ -158,7 +158,7 @@ let package = Package(
       name: "NetQualityAgentTests",
       dependencies: [
         "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore",
-        "NetQualityExport", "NetQualityConfig",
+        "NetQualityExport", "NetQualityConfig", "NetQualityCapture", "NetQualityProbe",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         .product(name: "Hummingbird", package: "hummingbird"),
@@ -175,6 +175,9 @@ let package = Package(
     // Runs the built `netquality` binary as a user would.
     .testTarget(
       name: "NetQualityCLITests",
-      dependencies: ["netquality", "NetQualitySynth", "NetQualityAgent", "NetQualityProbe"]),
+      dependencies: [
+        "netquality", "NetQualitySynth", "NetQualityAgent", "NetQualityProbe", "NetQualityCore",
+        "NetQualityConfig",
+      ]),
   ]
 )

@@ -14,6 +14,11 @@ public enum CallsJSON {
     ]).text
   }
 
+  /// One call's record as a JSON text (the history's `calls.record` column).
+  public static func recordText(_ call: CallRecord) -> String {
+    record(call).text
+  }
+
   /// One call.
   public static func record(_ call: CallRecord) -> JSONValue {
     .object([

@@ -1,12 +1,11 @@
 import GRDB
 import NetQualityCore
-import NetQualityExport
 
 extension HistoryWriter {
   /// A call that ended in the tick: the columns `netquality calls` filters and lists by, and
-  /// the whole record as JSON. The same call written again (a capture analysed twice into one
+  /// the whole record as JSON (`record`, rendered by the tick's `renderCall`). The same call written again (a capture analysed twice into one
   /// file) replaces its row: the id is the call's, stable across replays.
-  func insertCall(_ call: CallRecord, db: Database) throws {
+  func insertCall(_ call: CallRecord, record: String, db: Database) throws {
     try db.cachedStatement(
       sql: """
         INSERT OR REPLACE INTO calls (id, run_id, kind, call_id, from_user, to_user, peers,
@@ -22,7 +21,7 @@ extension HistoryWriter {
         call.finalStatus, call.endReason.rawValue, call.isFailed, call.worstLevel.rawValue,
         call.minMeanOpinionScore, call.rx.packets, call.rx.lost, call.tx.packets, call.tx.lost,
         call.firstTick?.secondsSinceEpoch, call.lastTick?.secondsSinceEpoch,
-        CallsJSON.record(call).text,
+        record,
       ])
   }
 }

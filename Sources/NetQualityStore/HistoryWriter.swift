@@ -93,7 +93,9 @@ public final class HistoryWriter {
         if let alert = event.alert { try upsertAlert(alert, peerID: id, db: db) }
       }
       counts["events"] = Int64(tick.events.count)
-      for call in tick.snapshot.calls.ended { try insertCall(call, db: db) }
+      for call in tick.snapshot.calls.ended {
+        try insertCall(call, record: tick.renderCall(call), db: db)
+      }
       counts["calls"] = Int64(tick.snapshot.calls.ended.count)
       return .commit
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import NetQualityCore
+import NetQualityExport
 import NetQualityStore
 
 /// The writing part of the benchmark: simulated ticks written and maintained exactly as the
@@ -45,7 +46,8 @@ struct WriteBenchmark {
       let (snapshot, events) = simulator.tick(at: time)
 
       let writing = Stopwatch()
-      try writer.write(HistoryTick(snapshot: snapshot, events: events))
+      try writer.write(
+        HistoryTick(snapshot: snapshot, events: events, renderCall: CallsJSON.recordText))
       timings.writeWall.append(writing.wallSeconds)
       timings.writeCPU.append(writing.cpuSeconds)
 

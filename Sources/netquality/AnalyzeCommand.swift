@@ -118,7 +118,9 @@ struct AnalyzeCommand: ParsableCommand {
       into: &engine, schedule: &schedule,
       onTick: { result in
         if let history, historyError == nil {
-          do { try history.write(HistoryTick(result)) } catch { historyError = error }
+          do { try history.write(HistoryTick(result, renderCall: CallsJSON.recordText)) } catch {
+            historyError = error
+          }
         }
         guard timeline else { return }
         let lines = format == .jsonl ? TimelineJSON.lines(result) : TimelineTable.lines(result)

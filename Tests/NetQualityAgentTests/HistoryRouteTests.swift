@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NetQualityCore
+import NetQualityExport
 import NetQualityStore
 import XCTest
 
@@ -40,7 +41,7 @@ final class HistoryRouteTests: XCTestCase {
         nanosecondsSinceEpoch: CaptureTime.nanoseconds(1_767_225_600 + offset))
       let result = engine.tick(at: time)
       results.append(result)
-      recorder.record(HistoryTick(result))
+      recorder.record(HistoryTick(result, renderCall: CallsJSON.recordText))
     }
     let deadline = Date().addingTimeInterval(10)
     while recorder.counters.ticksWritten < 3 && Date() < deadline {

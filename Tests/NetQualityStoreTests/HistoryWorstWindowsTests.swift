@@ -1,5 +1,6 @@
 import GRDB
 import NetQualityCore
+import NetQualityExport
 import NetQualityStore
 import XCTest
 
@@ -45,7 +46,8 @@ final class HistoryWorstWindowsTests: HistoryTestCase {
       let snapshot = Snapshot(
         time: time, intervalSeconds: interval, hostRx: peer.rx.level, hostTx: peer.tx.level,
         peers: [peer], streams: [])
-      try writer.write(HistoryTick(snapshot: snapshot, events: []))
+      try writer.write(
+        HistoryTick(snapshot: snapshot, events: [], renderCall: CallsJSON.recordText))
     }
     return writer.database
   }

@@ -1,4 +1,5 @@
 import NetQualityCore
+import NetQualityExport
 import NetQualityStore
 
 /// A deterministic run of ticks for tests: `peerNames.count` peers, a tick every
@@ -54,7 +55,7 @@ struct TickScript {
   }
 
   func tick(_ tick: Int, events: [EngineEvent] = []) -> HistoryTick {
-    HistoryTick(snapshot: snapshot(tick), events: events)
+    HistoryTick(snapshot: snapshot(tick), events: events, renderCall: CallsJSON.recordText)
   }
 
   /// The ticks whose time is in [from, to).

@@ -17,6 +17,7 @@ struct HistorySink: TickSink {
       HistoryTick(
         tick.result,
         capture: HistoryTick.CaptureHealth(
-          frames: tick.capture.frames, dropped: dropped, decodeErrors: decodeErrors)))
+          frames: tick.capture.frames, dropped: dropped, decodeErrors: decodeErrors),
+        renderCall: CallsJSON.recordText))
   }
 }
