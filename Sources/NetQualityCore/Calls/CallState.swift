@@ -81,6 +81,14 @@ struct CallState {
     guard !peers.contains(name), peers.count < CallRecord.maxPeers else { return }
     peers.append(name)
   }
+
+  /// A stream's window into the record: its peer and its packets.
+  mutating func account(_ window: StreamWindow, peer: String) {
+    addPeer(peer)
+    if let index = streams.firstIndex(where: { $0.key == window.key }) {
+      streams[index].packets += window.packets
+    }
+  }
 }
 
 /// A flow between two endpoints, either way.

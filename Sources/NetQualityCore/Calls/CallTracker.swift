@@ -163,7 +163,10 @@ public struct CallTracker: Sendable {
         windows[position], fact, feedback: harvest.feedback(at: fact.feedbackIndex),
         peer: harvest.facts(at: fact.peerFactsIndex))
       calls[Int(slot)].hasWindow = true
-      account(windows[position], peer: names[position], in: &calls[Int(slot)])
+      // A method of the call, changed in place: a method of the tracker given the call inout
+      // read `self` (the whole array) during the access, so every stream of the tick copied
+      // every call (quadratic in peers: 4,000 streams took 3 s a replay, issue 37).
+      calls[Int(slot)].account(windows[position], peer: names[position])
     }
     var snapshot = CallsSnapshot()
     for index in calls.indices where calls[index].isLive {
@@ -199,14 +202,6 @@ public struct CallTracker: Sendable {
     snapshot.signalling = signalling
     (snapshot.failureRatio, snapshot.serverFailureRatio) = failureRatios()
     return snapshot
-  }
-
-  /// A stream's window into its call's record: its peer and its packets.
-  private func account(_ window: StreamWindow, peer: String, in state: inout CallState) {
-    state.addPeer(peer)
-    if let index = state.streams.firstIndex(where: { $0.key == window.key }) {
-      state.streams[index].packets += window.packets
-    }
   }
 
   /// The journal in capture order, with each stream born in the tick bound at its first
