@@ -13,10 +13,12 @@ import Synchronization
 public final class AgentState: Sendable {
   public let capture: Mutex<StreamAnalyzer>
   public let scorer: Mutex<Scorer>
+  /// What the last tick published. Requests read it and never wait for the ticker: while a
+  /// tick is harvested and scored they get the previous one (issue 37: 3,000 peers made ticks
+  /// of 20 s and more, and every API request and status page waited for them). The cost is two
+  /// ticks' peers in memory during a tick, the published and the one being scored (37 MB at
+  /// 100,000 peers).
   let published = Mutex(Published())
-  /// Closed from the harvest of a tick to its publication: the last tick's peers and streams
-  /// are let go meanwhile, and their readers wait (`withdrawTick`, `readTick`).
-  let gate = PublicationGate()
   /// Where the ticker appends dashboard frames; a reload may swap it.
   let dashboard = Mutex<DashboardOutput?>(nil)
   /// What the dashboard's files did, kept across the reloads that replace `dashboard`.
@@ -96,25 +98,4 @@ public final class AgentState: Sendable {
     published.withLock { body($0) }
   }
 
-  /// The ticker, before harvesting a tick: lets the last tick's peers and streams go, so that one
-  /// set is in memory, never two (`PublicationGate`). Readers of them wait until the next is
-  /// published (`readTick`); the ticker opens the gate on every path out of the tick.
-  func withdrawTick() {
-    gate.close()
-    update { published in
-      published.lastTick = nil
-      published.peerTable = nil
-    }
-  }
-
-  /// Reads the last tick's peers or streams, waiting while a tick is harvested and scored.
-  func readTick<T>(_ body: (Published) -> T) async -> T {
-    while true {
-      // The gate is checked under the publication's lock: the ticker closes it before letting
-      // the tick go, so a reader who finds it open finds the tick too.
-      let value: T? = published.withLock { gate.isClosed ? nil : body($0) }
-      if let value { return value }
-      await gate.waitUntilOpen()
-    }
-  }
 }

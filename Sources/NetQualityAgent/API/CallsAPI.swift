@@ -63,7 +63,7 @@ extension HTTPServer {
     let callID = query["call_id"].map(String.init)
     let user = query["user"].map(String.init)
     let peer = query["peer"].map(String.init)
-    let (tick, recent) = await state.readTick { ($0.lastTick, $0.recentCalls) }
+    let (tick, recent) = state.read { ($0.lastTick, $0.recentCalls) }
     let matching = recent.reversed().filter { call in
       (kind == nil || call.kind.rawValue == kind)
         && (status == nil || call.finalStatus.map(String.init) == status

@@ -12,7 +12,7 @@ extension HTTPServer {
   static func statusPage(_ state: AgentState) async -> Response {
     var model = StatusPage.Model()
     model.version = BuildInfo.version
-    let (rows, table, tick, alerts, events, calls, configuration) = await state.readTick {
+    let (rows, table, tick, alerts, events, calls, configuration) = state.read {
       (
         $0.statusRows, $0.peerTable, $0.lastTick, $0.alerts, $0.recentEvents, $0.recentCalls,
         $0.status.configuration

@@ -47,7 +47,7 @@ extension HTTPServer {
     } catch {
       return jsonError(error.description, .badRequest)
     }
-    let tick = await state.readTick(\.lastTick)
+    let tick = state.read(\.lastTick)
     let streams = tick?.snapshot.streams ?? []
     var start = 0
     if case .streams(let position) = request.cursor { start = position }
@@ -86,7 +86,7 @@ extension HTTPServer {
   /// The last tick and its peer table: the one the HTTP sink made with the tick, or one made
   /// here (and kept) when the tick was published without it.
   static func peerTable(_ state: AgentState) async -> (Engine.TickResult?, PeerTable) {
-    let (tick, table) = await state.readTick { ($0.lastTick, $0.peerTable) }
+    let (tick, table) = state.read { ($0.lastTick, $0.peerTable) }
     guard let tick else { return (nil, PeerTable(time: nil, peers: [])) }
     if let table, table.time == tick.snapshot.time { return (tick, table) }
     let made = PeerTable(tick.snapshot)

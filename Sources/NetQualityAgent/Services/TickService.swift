@@ -105,8 +105,7 @@ public final class TickService: Service, Sendable {
 
   /// Closes a window: harvests the analyzer's counters under the capture lock (a copy: the only
   /// moment the captures wait), then scores the harvest and publishes the result while capture
-  /// goes on; the API's readers of peers and streams wait from the harvest to the publication
-  /// (`AgentState.withdrawTick`).
+  /// goes on; requests read the previous tick's publication meanwhile, never waiting.
   ///
   /// `reading` is the wall clock as the captures are held, read there when nil (a test passes
   /// its own): only it, never the boundary, can tell a step of the host's clock
@@ -115,11 +114,6 @@ public final class TickService: Service, Sendable {
     let clock = ContinuousClock()
     let started = clock.now
     let cutoff = state.scorer.withLock { $0.forgetCutoff(at: time) }
-    // One tick's peers and streams in memory, not two: the last tick's go before this one's
-    // harvest is taken and scored (the readers of the API wait for the new ones; `/metrics`
-    // keeps its rendering).
-    state.withdrawTick()
-    defer { state.gate.open() }
     // A new harvest each tick, drained as it is scored: kept from tick to tick it would hold a
     // copy of every stream (16 MB at 100,000 streams) for nothing. Its streams are in chunks,
     // so it grows without copying.
