@@ -9,11 +9,11 @@ extension Scorer {
 
   /// The tick's media, per stream and per peer (by name).
   mutating func mediaTick(_ harvest: StreamHarvest, interval: Double)
-    -> (streams: [StreamMediaSnapshot], peers: [String: PeerMedia])
+    -> (streams: [StreamMediaSnapshot], peers: PeerMediaTable)
   {
     var streams: [StreamMediaSnapshot] = []
     streams.reserveCapacity(harvest.media.count)
-    var peers: [String: PeerMedia] = [:]
+    var peers = PeerMediaTable(capacity: harvest.media.count)
     var kept: [Int32: MediaBaseline] = [:]
     kept.reserveCapacity(harvest.media.count)
     for stream in harvest.media {
@@ -32,7 +32,7 @@ extension Scorer {
         StreamMediaSnapshot(
           key: stream.key, direction: stream.direction, peer: name, isVideo: stream.isVideo,
           window: window, total: stream.counts, framesPerSecond: fps))
-      var media = peers[name] ?? PeerMedia()
+      let position = peers.position(of: name)
       func add(_ direction: inout DirectionMedia) {
         direction.window.add(window)
         direction.total.add(stream.counts)
@@ -44,13 +44,12 @@ extension Scorer {
         }
       }
       if stream.direction == .rx {
-        add(&media.rx)
+        add(&peers.records[position].rx)
         mediaFleet.rx.add(window)
       } else {
-        add(&media.tx)
+        add(&peers.records[position].tx)
         mediaFleet.tx.add(window)
       }
-      peers[name] = media
     }
     mediaBaselines = kept
     var keptFeedback: [AddressPair: FeedbackCounts] = [:]
@@ -68,23 +67,24 @@ extension Scorer {
       }
       let window = counts.since(feedbackBaselines[pair] ?? FeedbackCounts())
       keptFeedback[pair] = counts
-      let name = configuration.peerName(peer)
-      var media = peers[name] ?? PeerMedia()
+      let position = peers.position(of: configuration.peerName(peer))
       if direction == .tx {
-        media.rx.feedbackWindow.add(window)
-        media.rx.feedbackTotal.add(counts)
+        peers.records[position].rx.feedbackWindow.add(window)
+        peers.records[position].rx.feedbackTotal.add(counts)
         mediaFleet.rxFeedback.add(window)
       } else {
-        media.tx.feedbackWindow.add(window)
-        media.tx.feedbackTotal.add(counts)
+        peers.records[position].tx.feedbackWindow.add(window)
+        peers.records[position].tx.feedbackTotal.add(counts)
         mediaFleet.txFeedback.add(window)
       }
-      peers[name] = media
     }
     feedbackBaselines = keptFeedback
-    streams.sort {
-      ($0.peer, $0.direction.rawValue, $0.key.ssrc) < ($1.peer, $1.direction.rawValue, $1.key.ssrc)
+    // Sorted by position, then laid out once: a sort of the snapshots themselves moved each
+    // (hundreds of bytes) again at every step of the merge.
+    let order = streams.indices.sorted {
+      (streams[$0].peer, streams[$0].direction.rawValue, streams[$0].key.ssrc, $0)
+        < (streams[$1].peer, streams[$1].direction.rawValue, streams[$1].key.ssrc, $1)
     }
-    return (streams, peers)
+    return (order.map { streams[$0] }, peers)
   }
 }
