@@ -2,9 +2,25 @@
 # Everything CI runs (`make test`, called by .ci/run), stage by stage, each with a deadline:
 # a stage that overruns is stopped (SIGINT, then SIGTERM, then SIGKILL on its whole process
 # group) and fails naming itself. Prints each stage's duration as it ends and a summary at the
-# end; the whole run has a budget (TEST_BUDGET_SECONDS, default 40 minutes, the CI limit).
+# end: the total, the slack left of the budget, the other load the machine carried meanwhile,
+# and whether the suite met its own target.
 #
-#   scripts/test.sh [STAGE...]      (default: every stage)
+#   scripts/test.sh [STAGE...]      (default: every stage; `make test-quick`: build, unit, lint)
+#
+# Time: CI stops a run at 5,400 s (90 minutes, on 2 cores). The suite's budget
+# (TEST_BUDGET_SECONDS, default 4,800 s) stops it 600 s before that, so a report always prints.
+# Its own target is stricter: a clean clone within 2,100 s (35 min) on a quiet 2-core machine
+# and within 3,000 s (50 min) with one core kept busy by other work; the summary measures the
+# other work (the machine's CPU time less the suite's own) and says which target applied.
+#
+# Two builds, each for what only it can serve (measured on a clean clone, 2 cores, quiet:
+# `swift build --build-tests` 220 s and 413 CPU s; the static release build of `netquality`
+# 300 s and 530 CPU s; one release build with the tests, `-c release -Xswiftc -enable-testing
+# --build-tests`, 369 s and 717 CPU s, and the install would still need its static build):
+#   - the debug build with the tests (.build): the unit tests, the end-to-end stages, fuzz's seed;
+#   - the release build `make install` makes (.build-install, the Swift runtime linked in
+#     statically: XCTest has no static runtime, so the tests cannot link against it): install,
+#     the allocation count, e2e-probes-scale and e2e-systemd-unit.
 #
 # The stages after the build run in three lanes at once, then a tail alone:
 #   - host: the unit tests and every stage on the host's own loopback (their agents capture
@@ -16,20 +32,25 @@
 # and the unit tests share 2 cores; each was checked with both cores busy. A lane's stage
 # prints its output when it ends, whole, so that the lanes' lines do not interleave. Each
 # stage's line gives its CPU seconds too.
-# The tail runs alone: e2e-hostile (scrapes within 1 s beside 200 password guessers) and
-# e2e-media-truth (two browsers' own statistics, frame by frame), then, on
-# the release build made in the background meanwhile, the install, the allocation count and
-# e2e-probes-scale (a probe loop that must not miss a send), with the machine to themselves.
+# The release build starts at the start in the background at the lowest priority (it takes
+# what the debug build leaves idle: its link steps use one core), and at normal priority once
+# the lanes start (they mostly wait on their clients, and each was checked with both cores
+# busy): at nice 19 beside a busy core it got almost nothing, and a clean clone ran out of its
+# budget waiting for it (2,247 s for a build of 300 s alone). The tail waits for it, then runs
+# alone: e2e-hostile (scrapes within 1 s beside 200 password guessers), e2e-media-truth (two
+# browsers' own statistics, frame by frame), and on the release build the install, the
+# allocation count and e2e-probes-scale (a probe loop that must not miss a send).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source e2e/lib.sh
 
-budget=${TEST_BUDGET_SECONDS:-2400}
+budget=${TEST_BUDGET_SECONDS:-4800}
+quiet_target=2100 busy_target=3000
 # name, seconds, command. Budgets are generous for a first build on 2 cores and add up to more
 # than the whole budget: what is left of the budget caps every stage too.
 before=(
   "bootstrap|600|scripts/bootstrap.sh"
-  "release-build"  # not a stage: install's build, started in the background
+  "release-build"  # not a stage: install's build, started in the background (see above)
   "build|1200|swift build --build-tests"
 )
 # The build stage built the tests: `--skip-build` keeps the unit tests off the build lock.
@@ -62,15 +83,15 @@ lane_b=(
   "e2e-top-tmux|180|e2e/top-tmux.sh"
 )
 after=(
+  "release-wait"  # not a stage: the tail runs alone, once the release build has ended
   # Every scrape within 1 s beside 200 password guessers: the agent's latency with the cores to
   # itself and its attackers (in a lane, beside the unit tests and another stage each in a
-  # scheduling group of its own, one scrape took 1.11 s). The release build still going on
-  # beside it is at the lowest priority. It needs only the debug build, so it goes first.
+  # scheduling group of its own, one scrape took 1.11 s).
   "e2e-hostile|240|e2e/hostile.sh"
   # Two Chromiums' getStats() and tshark against the agent tick by tick, freeze by freeze: in
   # a lane it failed in three of five CI runs, a different check each time (two checks since
   # corrected, and an agent bug since fixed: frames whose only copy came as a repeat ahead of
-  # the media), so it runs here, on the debug build, while the release build ends beside it.
+  # the media), so it runs here, on the debug build, alone.
   "e2e-media-truth|480|e2e/media-truth.sh"
   "install|900|scripts/check-install.sh"
   # Its benchmark is built on install's release build (only its own module is compiled).
@@ -78,18 +99,31 @@ after=(
   # 1,000 targets at 20/s is a claim about the release build (a debug agent on a slow 2-core
   # machine missed 42,192 sends): the binary `make install` built, on a machine otherwise idle.
   "e2e-probes-scale|300|env NETQUALITY_RELEASE=1 e2e/probes-scale.sh"
+  # 3,000 distinct peers at once, 300 new ones a second, for 60 s: every tick on its grid
+  # within 200 ms and out within 1 s, requests within 1 s, SIGTERM within 5 s (issue 37): the
+  # release build's claim, on a machine otherwise idle.
+  "e2e-peers-scale|300|e2e/peers-scale.sh"
   "e2e-systemd-unit|600|e2e/systemd-unit.sh"
 )
 
 selected=("$@")
 started=$(date +%s)
 results=$(mktemp -d)
+# The machine's busy CPU time (all cores, in clock ticks: user, nice, system, irq, softirq,
+# steal of /proc/stat), read at the start and the end: less the suite's own CPU time, it is the
+# other work the machine did meanwhile, which decides the target the run is held to.
+machine_busy_ticks() {
+  local label user nice system idle iowait irq softirq steal
+  read -r label user nice system idle iowait irq softirq steal _ </proc/stat
+  echo $((user + nice + system + irq + softirq + steal))
+}
+machine_started=$(machine_busy_ticks)
 wanted() { [ ${#selected[@]} -eq 0 ] || [[ " ${selected[*]} " == *" $1 "* ]]; }
 
-# The release build `install` checks (and the allocation check and e2e-probes-scale run) takes
-# 6 to 25 minutes of both cores: it runs in the background from the start, at the lowest CPU
-# priority, so it takes what the debug build and the lanes leave idle and never competes with a
-# stage that measures; the install stage waits for it (its own deadline still holds).
+# The release build `install` checks (and the allocation check and e2e-probes-scale run): in the
+# background from the start, at the lowest CPU priority while the debug build runs, at normal
+# priority from the lanes' start (`release_to_the_fore`); the tail waits for it
+# (`wait_for_release`, bounded by the install stage's deadline).
 release=""
 release_log=.build-install/build.log
 start_release_build() {
@@ -107,6 +141,32 @@ start_release_build() {
     echo 19 >"/proc/$release/autogroup" 2>/dev/null || true
   fi
   echo "=== release build for install started in the background (log: $release_log)"
+}
+# The lanes start: the release build shares the cores at normal priority from now on (root
+# only may raise a priority; without root it stays at 19 and the tail waits longer).
+release_to_the_fore() {
+  [ -n "$release" ] && alive "$release" || return 0
+  if renice -n 0 -g "$release" >/dev/null 2>&1; then
+    echo 0 >"/proc/$release/autogroup" 2>/dev/null || true
+    echo "=== release build at normal priority beside the lanes"
+  fi
+}
+release_verdict=""
+wait_for_release() {
+  [ -n "$release" ] && [ -z "$release_verdict" ] || return 0
+  local waited_from=$(date +%s)
+  renice -n 0 -g "$release" >/dev/null 2>&1 || true
+  local left=$((budget - ($(date +%s) - started)))
+  wait_exit $((left < 900 ? (left > 0 ? left : 1) : 900)) "$release" || true
+  if wait "$release" 2>/dev/null; then
+    release_verdict=done
+    # The stages after skip their own `make install-build` with nothing left to do.
+    export NETQUALITY_INSTALL_BUILT=1
+  else
+    release_verdict="failed (make install builds again)"
+  fi
+  echo "=== release build: $release_verdict, $(($(date +%s) - release_started)) s after it" \
+    "started; the tail waited $(($(date +%s) - waited_from)) s for it"
 }
 # CPU seconds (user and system) of this shell's children reaped so far: a stage's whole tree
 # once it is reaped (every end-to-end script waits for what it started). Not in $( ): a
@@ -181,24 +241,14 @@ run_in_order() {  # STAGE...: straight through, output as it comes
   local stage name seconds command
   for stage in "$@"; do
     IFS='|' read -r name seconds command <<<"$stage"
-    if [ "$name" = release-build ]; then
-      start_release_build
-      continue
-    fi
+    case $name in
+      release-build) start_release_build; continue ;;
+      release-wait) wait_for_release; continue ;;
+    esac
     wanted "$name" || continue
     if [[ $command == e2e/* ]] && [ ! -e "${command%% *}" ]; then continue; fi
-    if [ "$name" = install ] && [ -n "$release" ]; then
-      # Its deadline is the install stage's: whatever is left is built by `make install` itself.
-      wait_exit "$seconds" "$release" || true
-      if wait "$release" 2>/dev/null; then
-        verdict=done
-        # The stages after skip their own `make install-build` with nothing left to do.
-        export NETQUALITY_INSTALL_BUILT=1
-      else
-        verdict="failed (make install builds again)"
-      fi
-      echo "=== release build: $verdict, $(($(date +%s) - release_started)) s after it started"
-    fi
+    # Selected alone, install still waits for a release build started earlier.
+    [ "$name" = install ] && wait_for_release
     # shellcheck disable=SC2086  # the command is words on purpose
     run_stage "$name" "$seconds" $command && continue
     # Nothing after a failed build or bootstrap can run.
@@ -223,6 +273,7 @@ trap 'exit 143' TERM
 
 if run_in_order "${before[@]}"; then
   [ -e "$results/build" ] && export NETQUALITY_BUILT=1
+  release_to_the_fore
   for lane in host_lane lane_a lane_b; do
     declare -n stages_of=$lane
     run_lane "${stages_of[@]}" &
@@ -239,7 +290,7 @@ printf '%-24s %-9s %7s %7s\n' STAGE RESULT SECONDS CPU
 failed=()
 for stage in "${before[@]}" "${host_lane[@]}" "${lane_a[@]}" "${lane_b[@]}" "${after[@]}"; do
   name=${stage%%|*}
-  [ "$name" != release-build ] && wanted "$name" || continue
+  [[ $stage == *"|"* ]] && wanted "$name" || continue
   if [ -e "$results/$name" ]; then
     IFS='|' read -r verdict seconds why cpu <"$results/$name"
   else
@@ -252,7 +303,24 @@ for stage in "${before[@]}" "${host_lane[@]}" "${lane_a[@]}" "${lane_b[@]}" "${a
   printf '%-24s %-9s %7s %7s\n' "$name" "$verdict" "$seconds" "$cpu"
   [ "$verdict" = passed ] || failed+=("$name${why:+ ($why)}")
 done
-echo "total: $(($(date +%s) - started)) s of a ${budget} s budget"
+total=$(($(date +%s) - started))
+echo "total: $total s of a $budget s budget, $((budget - total)) s ($(((budget - total) * 100 / budget)) %) left"
+# The target: the quiet one unless other work kept at least half a core busy on average.
+children_cpu "$results/.times.summary" >"$results/.times.summary.cpu"  # not in $( ): see above
+suite_cpu=$(cat "$results/.times.summary.cpu")
+python3 - "$total" "$(($(machine_busy_ticks) - machine_started))" "$(getconf CLK_TCK)" \
+  "$suite_cpu" "$quiet_target" "$busy_target" "$( ((${#selected[@]} == 0)) && echo whole)" <<'PY'
+import sys
+total, busy_ticks, hz, suite_cpu, quiet, busy, whole = sys.argv[1:8]
+total, machine, suite = int(total), int(busy_ticks) / int(hz), float(suite_cpu)
+others = max(0.0, machine - suite) / max(1, total)
+target, kind = (int(busy), "one core busy") if others >= 0.5 else (int(quiet), "quiet")
+print(f"machine: {machine:.0f} CPU s in all, the suite's {suite:.0f}, other work "
+      f"{others:.2f} cores on average")
+if whole:
+    verdict = "met" if total <= target else f"MISSED by {total - target} s"
+    print(f"target ({kind} 2-core machine): {target} s, {verdict}")
+PY
 if [ ${#failed[@]} -gt 0 ]; then
   printf 'netquality: error: test stage failed: %s\n' "${failed[@]}" >&2
   exit 1
