@@ -16,8 +16,11 @@
 #     the agent's truth: a core busy beside the flood can make the kernel drop).
 #
 #   e2e/peers-scale.sh     (root, for the namespace and the raw socket; skips otherwise)
-#   PEERS, LIFETIME, SECONDS to change the load; NETQUALITY_BIN=path for another binary;
-#   KEEP=1 keeps the work directory.
+#   The same script is the many-peers benchmark (README, "Many distinct peers"):
+#     PEERS (at once), LIFETIME (seconds a peer lives, 0: the whole run), SECONDS_UNDER_LOAD,
+#     RATE (packets/s in all, default 10 a peer), AFTER_SECONDS (how long to watch the agent
+#     after the load: its peers and memory every 10 s, for the memory's return, default 0);
+#   NETQUALITY_BIN=path for another binary; KEEP=1 keeps the work directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source e2e/lib.sh
@@ -33,7 +36,8 @@ fi
 peers=${PEERS:-3000}
 lifetime=${LIFETIME:-10}
 seconds=${SECONDS_UNDER_LOAD:-60}
-rate=$((peers * 10))
+rate=${RATE:-$((peers * 10))}
+after_seconds=${AFTER_SECONDS:-0}
 
 tag=nqp$$
 namespace=$tag
@@ -94,6 +98,15 @@ dropped=$(metric netquality_capture_dropped_packets_total)
 cpu_after=$(cpu_ticks)
 peak_kb=$(status_kb VmHWM)
 rss_kb=$(status_kb VmRSS)
+# Peers tracked: netquality_peers counts each at its level, once a direction.
+peer_count() { awk '$1 ~ /^netquality_peers\{direction="rx"/ {sum += $2} END {printf "%.0f", sum}'; }
+peers_at_end=$(echo "$metrics" | peer_count)
+# After the load: the peers forgotten (timeout and grace) and the memory handed back.
+for ((waited = 10; waited <= after_seconds; waited += 10)); do
+  sleep 10  # a sample every 10 s (a measurement's cadence, not a synchronisation)
+  peers_now=$(in_ns curl -s --max-time 10 "http://127.0.0.1:$port/metrics" | peer_count)
+  echo "after the load +$waited s: peers ${peers_now:-?}, RSS $(($(status_kb VmRSS) / 1024)) MiB"
+done
 
 # SIGTERM while a second flood runs: the agent stops within 5 s whatever it was doing.
 spawn ip netns exec "$namespace" timeout -k 5 30 "$work/rtp-flood" --streams "$peers" --rate "$rate" --seconds 20 \
@@ -110,6 +123,6 @@ echo "load: $distinct distinct peers ($peers at once, each living $lifetime s), 
 echo "capture: $dropped dropped of $((received / 2)) (lo's ps_recv counts each packet twice)"
 awk -v u=$((cpu_after - cpu_before)) -v hz="$(getconf CLK_TCK)" -v s0="$load_started" -v s1="$load_ended" \
   'BEGIN {printf "agent CPU: %.1f s in %.0f s (%.0f %% of a core)\n", u / hz, s1 - s0, u / hz / (s1 - s0) * 100}'
-echo "agent memory: idle $((idle_kb / 1024)) MiB, peak $((peak_kb / 1024)) MiB, at the end $((rss_kb / 1024)) MiB"
+echo "agent memory: idle $((idle_kb / 1024)) MiB, peak $((peak_kb / 1024)) MiB, at the load's end $((rss_kb / 1024)) MiB with $peers_at_end peers ($(((rss_kb - idle_kb) * 1024 / (peers_at_end > 0 ? peers_at_end : 1))) B a peer above idle)"
 python3 e2e/peers_scale.py check --frames "$work/frames.tsv" --requests "$work/requests.tsv" \
   --sigterm-seconds "$term_took" --from "$load_started" --to "$load_ended"

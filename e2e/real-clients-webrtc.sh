@@ -40,7 +40,7 @@ cd "$(dirname "$0")/.."
 
 source e2e/lib.sh
 skip_without_namespaces "e2e real WebRTC clients" "network namespaces, nftables and live capture"
-scripts/bootstrap.sh python3-aiortc coturn tshark tcpdump nftables iproute2 ethtool python3
+scripts/bootstrap.sh python3-aiortc coturn tshark tcpdump nftables iproute2 ethtool iputils-ping python3
 if [ -n "${NETQUALITY:-}" ]; then
   netquality=$NETQUALITY
 else

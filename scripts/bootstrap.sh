@@ -11,14 +11,30 @@ if ! command -v swift >/dev/null 2>&1; then
   exit 1
 fi
 
-missing=()
-command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-[ -e /usr/include/pcap/pcap.h ] || missing+=(libpcap-dev)
-[ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
-[ -e /usr/include/zlib.h ] || missing+=(zlib1g-dev)
-for package in "$@"; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
+find_missing() {
+  missing=()
+  command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+  [ -e /usr/include/pcap/pcap.h ] || missing+=(libpcap-dev)
+  [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+  [ -e /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+  for package in "$@"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+}
+find_missing "$@"
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+# One installer at a time: CI's lanes bootstrap at once on a fresh machine, and `apt-get
+# update`'s lock on its lists is not one that DPkg::Lock::Timeout waits for (a clean-clone run
+# had two stages fail at once on "Could not get lock /var/lib/apt/lists/lock"). Whatever the
+# others installed meanwhile is not installed again.
+lock=${TMPDIR:-/tmp}/netquality-bootstrap.lock
+exec 9>>"$lock"
+if ! flock -w 900 9; then
+  echo "netquality: error: another install held $lock for 900 s; missing ${missing[*]}" >&2
+  exit 1
+fi
+find_missing "$@"
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then
