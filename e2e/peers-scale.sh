@@ -107,6 +107,9 @@ for ((waited = 10; waited <= after_seconds; waited += 10)); do
   peers_now=$(in_ns curl -s --max-time 10 "http://127.0.0.1:$port/metrics" | peer_count)
   echo "after the load +$waited s: peers ${peers_now:-?}, RSS $(($(status_kb VmRSS) / 1024)) MiB"
 done
+# The ticks are checked through the watch after the load too (the peers' timeouts and their
+# forgetting happen there).
+watch_ended=$(date +%s.%N)
 
 # SIGTERM while a second flood runs: the agent stops within 5 s whatever it was doing.
 spawn ip netns exec "$namespace" timeout -k 5 30 "$work/rtp-flood" --streams "$peers" --rate "$rate" --seconds 20 \
@@ -125,4 +128,4 @@ awk -v u=$((cpu_after - cpu_before)) -v hz="$(getconf CLK_TCK)" -v s0="$load_sta
   'BEGIN {printf "agent CPU: %.1f s in %.0f s (%.0f %% of a core)\n", u / hz, s1 - s0, u / hz / (s1 - s0) * 100}'
 echo "agent memory: idle $((idle_kb / 1024)) MiB, peak $((peak_kb / 1024)) MiB, at the load's end $((rss_kb / 1024)) MiB with $peers_at_end peers ($(((rss_kb - idle_kb) * 1024 / (peers_at_end > 0 ? peers_at_end : 1))) B a peer above idle)"
 python3 e2e/peers_scale.py check --frames "$work/frames.tsv" --requests "$work/requests.tsv" \
-  --sigterm-seconds "$term_took" --from "$load_started" --to "$load_ended"
+  --sigterm-seconds "$term_took" --from "$load_started" --to "$watch_ended"
