@@ -17,18 +17,7 @@ skip_without_namespaces "hostile clients" "a network namespace and the agent's c
 scripts/bootstrap.sh python3 iproute2 apache2-utils
 build_product netquality
 netquality=$PWD/.build/debug/netquality
-namespace=nqhostile$$
-work=$(mktemp -d)
-ip netns add "$namespace"
-ip -n "$namespace" link set lo up
-pids=()
-cleanup() {
-  stop_process "${pids[@]}"
-  ip netns del "$namespace" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-in_ns() { ip netns exec "$namespace" "$@"; }
+loopback_namespace nqhostile
 clients() { in_ns python3 e2e/hostile_clients.py "$@"; }
 
 # A history of 1,000 peers at 1,000 ticks (a million peer rows), made before the agent starts:

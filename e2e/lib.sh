@@ -16,6 +16,11 @@
 #                               skipped, NEEDS: what root is needed for) or without namespaces.
 #   check DESCRIPTION CMD...    runs CMD; prints "ok   DESCRIPTION" or "FAIL DESCRIPTION" and
 #                               counts the failures in $failures.
+#   loopback_namespace PREFIX   a network namespace of its own (PREFIX and this shell's pid),
+#                               its lo up (a fresh namespace's lo answers all of 127/8): sets
+#                               $namespace, $work (a temporary directory, kept with KEEP=1) and
+#                               $pids (stopped on exit); in_ns CMD runs CMD in it; on exit
+#                               everything goes.
 
 STOP_GRACE=${STOP_GRACE:-5}
 
@@ -176,6 +181,21 @@ skip_without_namespaces() {
     exit 0
   fi
 }
+
+loopback_namespace() {
+  namespace=$1$$
+  work=$(mktemp -d)
+  pids=()
+  trap loopback_namespace_cleanup EXIT
+  ip netns add "$namespace"
+  ip -n "$namespace" link set lo up
+}
+loopback_namespace_cleanup() {
+  stop_process "${pids[@]}"
+  ip netns del "$namespace" 2>/dev/null || true
+  if [ -n "${KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
+}
+in_ns() { ip netns exec "$namespace" "$@"; }
 
 failures=0
 check() {

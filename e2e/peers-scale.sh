@@ -39,19 +39,7 @@ seconds=${SECONDS_UNDER_LOAD:-60}
 rate=${RATE:-$((peers * 10))}
 after_seconds=${AFTER_SECONDS:-0}
 
-tag=nqp$$
-namespace=$tag
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  stop_process "${pids[@]}"
-  ip netns del "$namespace" 2>/dev/null || true
-  if [ -n "${KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-ip netns add "$namespace"
-ip -n "$namespace" link set lo up
-in_ns() { ip netns exec "$namespace" "$@"; }
+loopback_namespace nqp
 cc -O2 -Wall -o "$work/rtp-flood" scripts/bench/rtp-flood.c
 
 port=19471

@@ -43,20 +43,8 @@ checker=$PWD/e2e/probes_scale.py
 seconds=${SECONDS_UNDER_LOAD:-60}
 irtt_seconds=${IRTT_SECONDS:-20}
 
-tag=nqs$$
-namespace=${tag}
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  stop_process "${pids[@]}"
-  ip netns del "$namespace" 2>/dev/null || true
-  if [ -n "${KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
 started=$(date +%s)
-ip netns add "$namespace"
-ip -n "$namespace" link set lo up
-in_ns() { ip netns exec "$namespace" "$@"; }
+loopback_namespace nqs
 
 for port in 8620 8621 8622 8623; do
   # 5,000 packets/s each, all from 127.0.0.1: the per-source limit raised above that.

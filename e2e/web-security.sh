@@ -28,20 +28,8 @@ netquality=$PWD/.build/debug/netquality
 artifacts=$PWD/.build/artifacts
 mkdir -p "$artifacts"
 
-namespace=nqweb$$
 port=19481
-work=$(mktemp -d)
-pids=()
-ip netns add "$namespace"
-ip -n "$namespace" link set lo up
-cleanup() {
-  stop_process "${pids[@]}"
-  ip netns del "$namespace" 2>/dev/null || true
-  if [ -n "${KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-in_ns() { ip netns exec "$namespace" "$@"; }
-
+loopback_namespace nqweb
 
 # A CA, a server certificate for 127.0.0.1 and a client certificate, all made now.
 cd "$work"
