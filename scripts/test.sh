@@ -155,7 +155,7 @@ release_verdict=""
 wait_for_release() {
   [ -n "$release" ] && [ -z "$release_verdict" ] || return 0
   local waited_from=$(date +%s)
-  renice -n 0 -g "$release" >/dev/null 2>&1 || true
+  release_to_the_fore  # selected without the lanes, it may still be at nice 19
   local left=$((budget - ($(date +%s) - started)))
   wait_exit $((left < 900 ? (left > 0 ? left : 1) : 900)) "$release" || true
   if wait "$release" 2>/dev/null; then
