@@ -28,8 +28,9 @@ public struct AgentConfiguration: Sendable {
   /// Peers with per-peer series: the configured groups, then the worst (docs/metrics.md has
   /// the series budget this gives).
   public var maxPeerSeries = 200
-  /// Series of a peer that timed out disappear after this long.
-  public var peerGraceSeconds = 300.0
+  /// Series of a peer that timed out disappear after this long (`forgetAfterTimeoutSeconds`
+  /// of the engine says why 60 s).
+  public var peerGraceSeconds = 60.0
   /// File the text dashboard is appended to every tick; empty: none.
   public var dashboardFile = ""
   /// Rows per frame and rotation of the dashboard file.

@@ -238,7 +238,7 @@ extension ConnectionScenarioTests {
 }
 
 extension ConnectionScenarioTests {
-  /// A peer silent for its timeout and the 300 s grace after it is forgotten with its streams,
+  /// A peer silent for its timeout and the grace (60 s) after it is forgotten with its streams,
   /// its alerts resolved; if it comes back it is a new peer.
   func testLongSilentPeersAreForgotten() throws {
     var scenario = Scenario()

@@ -242,7 +242,7 @@ final class HoldScenarioTests: XCTestCase {
         at: 1 + Double(host) / 1000)
     }
     XCTAssertEqual(scenario.engine.analyzer.rtcpCadenceByAddress.count, 500)
-    // Timeout (60 s) and the grace after it (300 s): forgotten, memory back to nothing.
+    // Timeout (60 s) and the grace after it (60 s): forgotten, memory back to nothing.
     scenario.idle(until: 400)
     XCTAssertEqual(scenario.engine.analyzer.rtcpCadenceByAddress.count, 0)
   }

@@ -9,7 +9,11 @@ public struct EngineConfiguration: Sendable {
   public var timers = ConnectionTimers()
   public var alertRules = AlertRule.builtIn
   /// A stream silent this long after its timeout is forgotten (and a peer with no stream left).
-  public var forgetAfterTimeoutSeconds = 300.0
+  /// 60 s: Prometheus' longest common scrape interval (1 m), so every scrape sees a timed-out
+  /// peer at least once; a TURN or SFU host with 1,000 new peers a second holds 120 s of them
+  /// (timeout and grace) instead of 360 s, and has its memory back within about 2 minutes of
+  /// the churn's end (issue 37; it was 300 s).
+  public var forgetAfterTimeoutSeconds = 60.0
   public var analyzer = StreamAnalyzer.Configuration()
   /// Upper bounds of the probe round-trip histogram, seconds, ascending
   /// (`netquality_probe_rtt_seconds`; `DelayHistogram.roundTripBoundsSeconds` says why these).
