@@ -92,4 +92,36 @@ final class TickServiceTests: XCTestCase {
     running.cancel()
     _ = try? await running.value
   }
+
+  /// Issue 37: every tick is in the completion histogram and the phase counters the next
+  /// publication carries, so Prometheus recovers a late tick at any scrape interval.
+  func testEveryTickIsCountedInTheCompletionHistogramAndThePhaseTotals() {
+    final class TimingSink: TickSink {
+      var name: String { "timing" }
+      let timings = Mutex<[TickTiming]>([])
+      func publish(_ tick: TickPublication) { timings.withLock { $0.append(tick.timing) } }
+    }
+    let state = HTTPRoutesTests.tickedState()
+    let sink = TimingSink()
+    let ticker = TickService(state: state, sinks: [sink])
+    let start = state.read { $0.lastTick?.snapshot.time } ?? CaptureTime(nanosecondsSinceEpoch: 0)
+    // A tick that started 3 s after its boundary, then two on time.
+    for (index, late) in [3.0, 0, 0].enumerated() {
+      ticker.tick(at: start.advanced(bySeconds: 2 * Double(index + 1)), lateSeconds: late)
+    }
+    let timings = sink.timings.withLock { $0 }
+    XCTAssertEqual(timings.count, 3)
+    let third = timings[2]
+    XCTAssertEqual(third.completion.count, 2, "the two ticks before the third")
+    let bounds = third.completion.boundsSeconds
+    let cumulative = third.completion.cumulativeCounts
+    let atMostTwoSeconds = cumulative[bounds.firstIndex(of: 2) ?? 0]
+    XCTAssertLessThanOrEqual(atMostTwoSeconds, 1, "the late tick is above 2 s")
+    XCTAssertEqual(cumulative[bounds.firstIndex(of: 5) ?? 0], 2)
+    XCTAssertGreaterThanOrEqual(third.completion.sumSeconds, 3)
+    XCTAssertEqual(third.scoreSecondsTotal, timings[0].scoreSeconds + timings[1].scoreSeconds)
+    XCTAssertEqual(
+      third.harvestSecondsTotal, timings[0].harvestSeconds + timings[1].harvestSeconds)
+    XCTAssertEqual(timings[0].completion.count, 0, "nothing before the first")
+  }
 }

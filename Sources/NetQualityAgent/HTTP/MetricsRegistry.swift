@@ -72,7 +72,12 @@ extension EngineCollector {
         ("harvest", timing.harvestSeconds), ("score", timing.scoreSeconds),
         ("publish", timing.publishSeconds),
       ],
-      ticksSkipped: timing.skippedTicks, tickLatenessSeconds: timing.lateSeconds)
+      ticksSkipped: timing.skippedTicks, tickLatenessSeconds: timing.lateSeconds,
+      tickCompletion: timing.completion,
+      tickPhaseTotals: [
+        ("harvest", timing.harvestSecondsTotal), ("score", timing.scoreSecondsTotal),
+        ("publish", timing.publishSecondsTotal),
+      ])
   }
 }
 

@@ -30,6 +30,9 @@ public final class TickService: Service, Sendable {
   private let alarm = WallClockAlarm()
   /// Boundaries passed without a tick, since the start.
   let skippedTicks = Atomic<Int64>(0)
+  /// The ticks so far: their completion after the boundary and their phases' seconds (the
+  /// figures of `TickTiming` that add up; the ticker alone writes them).
+  private let totals = Mutex(TickTiming())
 
   /// A tick that starts later than this after its boundary waits for the captures to catch up
   /// first: an on-time tick starts within a millisecond or two; a quarter of a second late
@@ -132,13 +135,23 @@ public final class TickService: Service, Sendable {
     }
     let scoreEnded = clock.now
     publication.alerts += agentAlerts()
-    publication.timing = TickTiming(
-      harvestSeconds: Self.seconds(harvestEnded - started),
-      scoreSeconds: Self.seconds(scoreEnded - harvestEnded),
-      publishSeconds: lastPublishSeconds.load(ordering: .relaxed),
-      lateSeconds: lateSeconds, skippedTicks: skippedTicks.load(ordering: .relaxed))
+    var timing = totals.withLock { $0 }
+    timing.harvestSeconds = Self.seconds(harvestEnded - started)
+    timing.scoreSeconds = Self.seconds(scoreEnded - harvestEnded)
+    timing.publishSeconds = lastPublishSeconds.load(ordering: .relaxed)
+    timing.lateSeconds = lateSeconds
+    timing.skippedTicks = skippedTicks.load(ordering: .relaxed)
+    publication.timing = timing
     for sink in sinks { sink.publish(publication) }
-    lastPublishSeconds.store(Self.seconds(clock.now - scoreEnded), ordering: .relaxed)
+    let published = clock.now
+    let publishSeconds = Self.seconds(published - scoreEnded)
+    lastPublishSeconds.store(publishSeconds, ordering: .relaxed)
+    totals.withLock { totals in
+      totals.completion.add(lateSeconds + Self.seconds(published - started))
+      totals.harvestSecondsTotal += timing.harvestSeconds
+      totals.scoreSecondsTotal += timing.scoreSeconds
+      totals.publishSecondsTotal += publishSeconds
+    }
     if harvested.forgotten > 0 || !harvested.remap.isEmpty {
       // Streams and peers were forgotten (and the arrays perhaps compacted): once the previous
       // tick's publication, which still showed them, is replaced, hand the freed pages back to

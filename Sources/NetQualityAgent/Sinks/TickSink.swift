@@ -1,4 +1,5 @@
 import NetQualityCore
+import NetQualityExport
 
 /// What a tick hands to every consumer: the engine's result, the alerts firing after it (the
 /// engine's and the agent's own, such as a failing history), and the capture's counters.
@@ -23,6 +24,13 @@ struct TickTiming: Sendable {
   var lateSeconds = 0.0
   /// Boundaries passed without a tick since the start (late wake-ups).
   var skippedTicks: Int64 = 0
+  /// Every earlier tick since the start: the time from its boundary until every sink had it,
+  /// and the seconds spent in each phase, so that Prometheus recovers a late or long tick
+  /// between two scrapes of any interval (the gauges above show the last tick only).
+  var completion = DelayHistogram(boundsSeconds: EngineCollector.tickCompletionBoundsSeconds)
+  var harvestSecondsTotal = 0.0
+  var scoreSecondsTotal = 0.0
+  var publishSecondsTotal = 0.0
 }
 
 /// A consumer of ticks: the HTTP state, the dashboard, the log, the history. Each takes the

@@ -5,6 +5,7 @@ import NetQualityCore
 public struct EngineCollector: MetricsCollector {
   public static let families: [MetricFamily] = [
     .streams, .streamSlots, .tickDurationSeconds, .ticksSkippedTotal, .tickLatenessSeconds,
+    .tickCompletionSeconds, .tickPhaseSecondsTotal,
     .packetsTotal, .rtcpPacketsTotal, .decodeErrorsTotal, .truncatedPacketsTotal,
     .captureClockStepsTotal, .captureOutOfOrderTimestampsTotal, .captureBadTimestampRecordsTotal,
   ]
@@ -18,12 +19,21 @@ public struct EngineCollector: MetricsCollector {
   /// Tick boundaries passed without a tick since the start, and how late the last tick started.
   public var ticksSkipped: Int64
   public var tickLatenessSeconds: Double
+  /// Every tick since the start: seconds from its boundary until every consumer had it.
+  public var tickCompletion: DelayHistogram
+  /// Every tick's phases since the start, seconds in all (harvest, score, publish).
+  public var tickPhaseTotals: [(phase: String, seconds: Double)]
 
   public init(
     capture: CaptureCounters = CaptureCounters(), trackedStreams: Int = 0, streamSlots: Int = 0,
     tickDurations: [(phase: String, seconds: Double)] = [], ticksSkipped: Int64 = 0,
-    tickLatenessSeconds: Double = 0
+    tickLatenessSeconds: Double = 0,
+    tickCompletion: DelayHistogram = DelayHistogram(
+      boundsSeconds: EngineCollector.tickCompletionBoundsSeconds),
+    tickPhaseTotals: [(phase: String, seconds: Double)] = []
   ) {
+    self.tickCompletion = tickCompletion
+    self.tickPhaseTotals = tickPhaseTotals
     self.capture = capture
     self.trackedStreams = trackedStreams
     self.streamSlots = streamSlots
@@ -31,6 +41,11 @@ public struct EngineCollector: MetricsCollector {
     self.ticksSkipped = ticksSkipped
     self.tickLatenessSeconds = tickLatenessSeconds
   }
+
+  /// Bounds of `netquality_tick_completion_seconds`: 10 ms to 5 s. 200 ms is the lateness a
+  /// tick may have (issue 37), 1 s half the default interval (a tick then runs into the next
+  /// one's half), 2 s the interval itself.
+  public static let tickCompletionBoundsSeconds = [0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]
 
   public func collect(into out: inout MetricsWriter) {
     out.family(.streams)
@@ -45,6 +60,12 @@ public struct EngineCollector: MetricsCollector {
     out.sample(.ticksSkippedTotal, [], Double(ticksSkipped))
     out.family(.tickLatenessSeconds)
     out.sample(.tickLatenessSeconds, [], tickLatenessSeconds)
+    out.family(.tickCompletionSeconds)
+    out.histogram(.tickCompletionSeconds, [], tickCompletion)
+    out.family(.tickPhaseSecondsTotal)
+    for (phase, seconds) in tickPhaseTotals {
+      out.sample(.tickPhaseSecondsTotal, [("phase", phase)], seconds)
+    }
     out.family(.packetsTotal)
     out.sample(.packetsTotal, [], Double(capture.frames))
     out.family(.rtcpPacketsTotal)
@@ -86,6 +107,15 @@ extension MetricFamily {
   public static let tickLatenessSeconds = gauge(
     "netquality_tick_lateness_seconds",
     "How long after its boundary the last tick started (normally a millisecond or two).")
+  public static let tickCompletionSeconds = histogram(
+    "netquality_tick_completion_seconds",
+    "Seconds from each tick's boundary until every consumer (HTTP, dashboard, log, history "
+      + "queue) had its result: its lateness and its phases. Every tick since the start, so a "
+      + "late one is seen at any scrape interval.")
+  public static let tickPhaseSecondsTotal = counter(
+    "netquality_tick_phase_seconds_total", labels: ["phase"],
+    "Seconds the ticks spent in each phase since the start: harvest (captures held up), score, "
+      + "publish.")
   public static let packetsTotal = counter(
     "netquality_packets_total", "Frames handed to the engine.")
   public static let rtcpPacketsTotal = counter(
