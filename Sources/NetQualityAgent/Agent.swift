@@ -22,6 +22,11 @@ public struct Agent {
   public var logger: Logger
   /// Whether `POST /-/reload` is accepted (`--web.enable-lifecycle`).
   public var enableLifecycle = false
+  /// Whether the process ends as soon as the agent has stopped (`netquality run`): the
+  /// engine's state is handed back with the process instead of freed piece by piece, which
+  /// took 1.4 s of a 4.4 s SIGTERM at 100,000 peers (issue 37: exit within 5 s at any load).
+  /// Tests running an agent in their own process leave it off.
+  public var exitsWhenStopped = false
 
   public init(
     file: AgentConfiguration, configurationPath: String?, overrides: ConfigurationOverrides,
@@ -159,20 +164,27 @@ public struct Agent {
       ]
       + (history.map { [HistorySink(recorder: $0, state: state)] } ?? [])
       + (alertmanager.map { [AlertmanagerSink(notifier: $0)] } ?? [])
+    let shutdown = ShutdownClock()
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: captures),
       .init(service: TickService(state: state, sinks: sinks, captures: captures.progress)),
       .init(service: http), .init(service: reloads),
       .init(service: probeService),
+      // Last, so the first told to stop: the drains below count from the signal.
+      .init(service: shutdown),
     ]
     // First in the group, so shut down last (the group stops services in reverse order): the
     // ticker's last tick is queued before the recorder drains its queue.
     if let history {
-      services.insert(.init(service: HistoryService(recorder: history, logger: logger)), at: 0)
+      services.insert(
+        .init(service: HistoryService(recorder: history, logger: logger, shutdown: shutdown)), at: 0
+      )
     }
     if let alertmanager {
       services.insert(
-        .init(service: AlertmanagerService(notifier: alertmanager, logger: logger)), at: 0)
+        .init(
+          service: AlertmanagerService(notifier: alertmanager, logger: logger, shutdown: shutdown)),
+        at: 0)
     }
     let group = ServiceGroup(
       configuration: .init(
@@ -190,6 +202,10 @@ public struct Agent {
           "history_ticks_written": "\(history?.counters.ticksWritten ?? 0)",
           "history_ticks_unwritten": "\(history?.counters.queueLength ?? 0)",
         ])
+      if exitsWhenStopped {
+        // Whatever stdio still buffers (the dashboard on stdout) is flushed by exit(3).
+        exit(EXIT_SUCCESS)
+      }
     } catch let error as IOError {
       // The listener's bind(2) failed: said by its errno, not by matching its text.
       let address = "\(configuration.listenHost):\(configuration.listenPort)"

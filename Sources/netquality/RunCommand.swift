@@ -122,6 +122,7 @@ struct RunCommand: AsyncParsableCommand {
     var agent = Agent(
       file: file, configurationPath: config, overrides: overrides, web: web, logger: logger)
     agent.enableLifecycle = enableLifecycle
+    agent.exitsWhenStopped = true
     do {
       try await agent.run()
     } catch let error as CaptureError {

@@ -9,9 +9,11 @@ import ServiceLifecycle
 struct AlertmanagerService: Service {
   let notifier: AlertmanagerNotifier
   let logger: Logger
+  let shutdown: ShutdownClock
 
-  /// What shutdown waits for the final flush, at most.
-  static let flushSeconds = 5.0
+  /// Until when after the stop signal the final flush may go on (stopped after the history's
+  /// drain: `HistoryService.drainSecondsAfterSignal`); the agent exits within 5 s of SIGTERM.
+  static let flushSecondsAfterSignal = 4.0
   /// The `job` label of every alert unless `alertmanager.labels` names another.
   static let job = "netquality"
 
@@ -67,12 +69,12 @@ struct AlertmanagerService: Service {
   func run() async throws {
     notifier.start()
     try? await gracefulShutdown()
-    let deadline = Date().addingTimeInterval(Self.flushSeconds)
+    let deadline = shutdown.deadline(afterSignal: Self.flushSecondsAfterSignal)
     let flushed = await Task.detached { notifier.stop(deadline: deadline) }.value
     if !flushed {
       let unsent = notifier.counters.queueLength
       logger.warning(
-        "alertmanager: stopped with \(unsent) alert notifications unsent (final flush bounded to \(Int(Self.flushSeconds)) s)"
+        "alertmanager: stopped with \(unsent) alert notifications unsent (final flush bounded to \(Self.flushSecondsAfterSignal) s after the stop signal)"
       )
     }
   }
