@@ -45,8 +45,12 @@ public final class AgentState: Sendable {
     var alerts: [Alert] = []
     /// The latest events, newest last, at most `recentEventLimit`: what the status page lists.
     var recentEvents: [EngineEvent] = []
-    /// The latest ended calls, newest last, at most `recentCallLimit`: `/api/v1/calls`.
+    /// The latest ended calls, newest last: `/api/v1/calls` and the status page. The merge of
+    /// the latest `recentCallLimit` that something answered and the latest
+    /// `recentSilentCallLimit` that nothing did (`CallRecord.noResponse`).
     var recentCalls: [CallRecord] = []
+    var recentAnsweredCalls: [CallRecord] = []
+    var recentSilentCalls: [CallRecord] = []
     var interfaces: [String: CaptureInterfacesCollector.Interface] = [:]
     var capture = CaptureCounters()
     var trackedStreams = 0
@@ -72,6 +76,7 @@ public final class AgentState: Sendable {
   static let recentEventLimit = 20
   /// Ended calls `/api/v1/calls` answers from (a record is about 2 KB).
   static let recentCallLimit = 1000
+  static let recentSilentCallLimit = 100
 
   /// Takes over `engine`'s two halves.
   public init(

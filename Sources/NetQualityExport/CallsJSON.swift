@@ -30,6 +30,7 @@ public enum CallsJSON {
       ("peers", .array(call.peers.map(JSONValue.string))),
       ("start", .number(call.start.secondsSinceEpoch)),
       ("start_seen", .bool(call.startSeen)),
+      ("no_response", .bool(call.noResponse)),
       ("answer", .optional(call.answer?.secondsSinceEpoch)),
       ("end", .number(call.end.secondsSinceEpoch)),
       ("duration_s", .number(call.durationSeconds)),

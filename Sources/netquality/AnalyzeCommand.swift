@@ -144,6 +144,10 @@ struct AnalyzeCommand: ParsableCommand {
     var configuration = EngineConfiguration()
     configuration.tickIntervalSeconds = interval
     configuration.localNetworks = localNetworks
+    // A capture read offline keeps every record: the budget of calls that nothing answered
+    // protects a live agent's history, not a report of one file.
+    configuration.calls.silentRecordsPerSourcePerMinute = .max
+    configuration.calls.silentRecordsPerMinute = .max
     guard localNetworks.isEmpty else { return configuration }
     guard file != "-" else {
       throw fail(

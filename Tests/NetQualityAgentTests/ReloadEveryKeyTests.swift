@@ -94,6 +94,10 @@ final class ReloadEveryKeyTests: XCTestCase {
       "calls.failure_window": "calls: {failure_window: 60}",
       "calls.failure_min_calls": "calls: {failure_min_calls: 5}",
       "calls.held_timeout": "calls: {held_timeout: 600}",
+      "calls.max_silent_per_source": "calls: {max_silent_per_source: 5}",
+      "calls.silent_records_per_source_per_minute":
+        "calls: {silent_records_per_source_per_minute: 3}",
+      "calls.silent_records_per_minute": "calls: {silent_records_per_minute: 7}",
     ]
   }
 

@@ -3,7 +3,8 @@ import NetQualityCore
 import NetQualityExport
 
 extension HTTPServer {
-  /// Ended calls `/api/v1/calls` answers from: the newest `AgentState.recentCallLimit`, kept in
+  /// Ended calls `/api/v1/calls` answers from: the newest `AgentState.recentCallLimit` that
+  /// something answered and `recentSilentCallLimit` that nothing did, kept in
   /// memory by the HTTP sink (docs/calls.md).
   static let callParameters = [
     "kind", "status", "call_id", "user", "peer", "failed", "quality", "from", "to", "limit",

@@ -17,8 +17,13 @@ struct LogSink: TickSink {
   /// Peer names in a summary line.
   static let namesPerSummary = 10
 
+  /// Sources named each minute in the lines about silent SIP calls not recorded one by one;
+  /// the rest are summed in one more line.
+  static let unrecordedSourcesPerMinute = 5
+
   let logger: Logger
   var peerEventsPerTick = LogSink.defaultPeerEventsPerTick
+  let unrecordedCalls = UnrecordedCallsTally()
   var name: String { "log" }
 
   /// Events of one kind (and one alert rule) beyond the bound.
@@ -51,6 +56,31 @@ struct LogSink: TickSink {
         ? $0.value.peers.count > $1.value.peers.count : $0.key < $1.key
     }
     for (_, group) in summaries { summarise(group) }
+    let calls = tick.result.snapshot.calls
+    if let minute = unrecordedCalls.add(calls.unrecorded, at: tick.result.snapshot.time) {
+      summarise(unrecorded: minute.sums, minuteStart: minute.minuteStart)
+    }
+  }
+
+  /// "41,230 SIP calls from 203.0.113.9 ended with no response at all in the minute from
+  /// 12:01 UTC: counted (netquality_calls_silent_unrecorded_total), not recorded one by one".
+  private func summarise(unrecorded sums: [UnrecordedCalls], minuteStart: CaptureTime) {
+    let seconds = minuteStart.nanosecondsSinceEpoch / 1_000_000_000
+    let (hour, minuteOfHour) = ((seconds / 3600) % 24, (seconds / 60) % 60)
+    let minute =
+      "\(hour < 10 ? "0" : "")\(hour):\(minuteOfHour < 10 ? "0" : "")\(minuteOfHour) UTC"
+    for sum in sums.prefix(Self.unrecordedSourcesPerMinute) {
+      logger.warning(
+        "\(sum.calls) SIP calls from \(sum.source) ended with no response at all in the minute from \(minute): counted (netquality_calls_silent_unrecorded_total), not recorded one by one",
+        metadata: ["source": "\(sum.source)", "calls": "\(sum.calls)"])
+    }
+    let rest = sums.dropFirst(Self.unrecordedSourcesPerMinute)
+    if !rest.isEmpty {
+      let calls = rest.reduce(0) { $0 + $1.calls }
+      logger.warning(
+        "\(calls) more SIP calls from \(rest.count) more sources ended with no response at all in the minute from \(minute), not recorded one by one",
+        metadata: ["sources": "\(rest.count)", "calls": "\(calls)"])
+    }
   }
 
   private func log(_ event: EngineEvent) {

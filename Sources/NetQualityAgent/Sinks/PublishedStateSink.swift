@@ -30,14 +30,47 @@ struct PublishedStateSink: TickSink {
         contentsOf: tick.result.events.suffix(AgentState.recentEventLimit))
       published.recentEvents.removeFirst(
         max(0, published.recentEvents.count - AgentState.recentEventLimit))
-      published.recentCalls.append(
-        contentsOf: tick.result.snapshot.calls.ended.suffix(AgentState.recentCallLimit))
-      published.recentCalls.removeFirst(
-        max(0, published.recentCalls.count - AgentState.recentCallLimit))
+      // Calls nothing ever answered (scans, floods into silence) have a list of their own:
+      // however many come, they never push the answered and rejected calls out (issue 37).
+      let ended = tick.result.snapshot.calls.ended
+      if !ended.isEmpty {
+        for call in ended {
+          if call.noResponse {
+            published.recentSilentCalls.append(call)
+          } else {
+            published.recentAnsweredCalls.append(call)
+          }
+        }
+        published.recentAnsweredCalls.removeFirst(
+          max(0, published.recentAnsweredCalls.count - AgentState.recentCallLimit))
+        published.recentSilentCalls.removeFirst(
+          max(0, published.recentSilentCalls.count - AgentState.recentSilentCallLimit))
+        published.recentCalls = Self.merged(
+          published.recentAnsweredCalls, published.recentSilentCalls)
+      }
       published.capture = tick.capture
       published.trackedStreams = tick.trackedStreams
       published.streamSlots = tick.streamSlots
       published.tickTiming = tick.timing
     }
+  }
+
+  /// Two lists of calls in the order of their ends, as one.
+  static func merged(_ first: [CallRecord], _ second: [CallRecord]) -> [CallRecord] {
+    var result: [CallRecord] = []
+    result.reserveCapacity(first.count + second.count)
+    var (i, j) = (0, 0)
+    while i < first.count || j < second.count {
+      if j == second.count
+        || (i < first.count && (first[i].end, first[i].id) <= (second[j].end, second[j].id))
+      {
+        result.append(first[i])
+        i += 1
+      } else {
+        result.append(second[j])
+        j += 1
+      }
+    }
+    return result
   }
 }

@@ -22,5 +22,14 @@ enum CallKeys {
     .integer(
       "calls.failure_min_calls", \.engine.calls.failureMinimumCalls, in: 1...1_000_000, .live),
     .number("calls.held_timeout", \.engine.calls.heldTimeoutSeconds, in: 60...604_800, .live),
+    .integer(
+      "calls.max_silent_per_source", \.engine.calls.maxSilentPerSource, in: 1...10_000_000,
+      .live),
+    .integer(
+      "calls.silent_records_per_source_per_minute",
+      \.engine.calls.silentRecordsPerSourcePerMinute, in: 0...10_000_000, .live),
+    .integer(
+      "calls.silent_records_per_minute", \.engine.calls.silentRecordsPerMinute,
+      in: 0...10_000_000, .live),
   ]
 }

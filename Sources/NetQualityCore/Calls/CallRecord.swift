@@ -98,6 +98,10 @@ public struct CallRecord: Sendable, Equatable {
   public var postDialDelaySeconds: Double?
   /// SIP: the final response to the INVITE (200 for an answered call).
   public var finalStatus: Int?
+  /// SIP: nothing ever answered the INVITE, not even a 100 Trying (a scan or a flood into
+  /// silence, or a dead next hop): such records are budgeted
+  /// (`CallSettings.silentRecordsPerSourcePerMinute`).
+  public var noResponse = false
   public var endReason: EndReason
   /// SIP: the INVITE was seen (false: the capture began mid-call, at a response or re-INVITE).
   public var startSeen: Bool

@@ -23,6 +23,9 @@ struct CallState {
   var inviteCSeq: UInt32 = 0
   var ringing: CaptureTime?
   var sawProvisional = false
+  /// An INVITE that nothing has answered yet, not even with a 100 Trying (counted in
+  /// `CallTracker.silentBySource` while true).
+  var awaitingResponse = false
   var answer: CaptureTime?
   var finalStatus: Int?
   var finalStatusTime: CaptureTime?

@@ -83,6 +83,7 @@ extension CallTracker {
     case .sip:
       record.answer = state.answer
       record.finalStatus = state.finalStatus
+      record.noResponse = state.awaitingResponse
       let provisional = state.ringing ?? state.finalStatusTime
       if state.startSeen, let provisional {
         record.postDialDelaySeconds = max(0, provisional.seconds(since: state.start))

@@ -30,6 +30,10 @@ extension CallTracker {
     let message = event.message
     guard message.method == .invite else { return nil }
     let initial = message.isRequest && message.toTag == nil
+    if initial, silentBySource[event.source.address, default: 0] >= settings.maxSilentPerSource {
+      counters.notTrackedSilentSource += 1
+      return nil
+    }
     guard let slot = open(.sip, at: event.time) else { return nil }
     var state = calls[Int(slot)]
     state.callID = message.callID
@@ -51,6 +55,8 @@ extension CallTracker {
       calleeLocal && !callerLocal ? caller.address : callee.address)
     if initial {
       state.lastRequestCSeq[.invite] = message.cseq
+      state.awaitingResponse = true
+      silentBySource[caller.address, default: 0] += 1
     } else if message.isRequest {
       // An in-dialog INVITE: the call was answered before the capture began.
       state.answer = event.time
@@ -91,6 +97,10 @@ extension CallTracker {
   private mutating func response(_ event: SignallingJournal.SIPEvent, _ state: inout CallState) {
     let message = event.message
     guard let status = message.statusCode else { return }
+    if state.awaitingResponse {
+      state.awaitingResponse = false
+      heardFrom(state.callerSignalling)
+    }
     // (CSeq, method, status, To tag): the same response again is a retransmission (a 2xx is
     // resent until its ACK, RFC 3261 section 13.3.1.4).
     var identity = Hasher()

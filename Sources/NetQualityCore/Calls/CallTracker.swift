@@ -27,6 +27,14 @@ public struct CallTracker: Sendable {
   var positionSlots: [Int32] = []
   var previousTick: CaptureTime?
   var counters = CallCounters()
+  /// SIP calls open whose INVITE nothing answered yet, by the caller's address
+  /// (`CallSettings.maxSilentPerSource`).
+  var silentBySource: [IPAddress: Int32] = [:]
+  /// Calls ended unanswered and recorded in the current minute, by source
+  /// (`CallSettings.silentRecordsPerSourcePerMinute`), and the minute.
+  var silentRecords: [IPAddress: Int32] = [:]
+  var silentRecordsInMinute = 0
+  var silentRecordsMinute: Int64 = 0
   /// Ended SIP calls per tick over the failure window: (tick, ended, failed, 5xx).
   var failureWindow: [(time: CaptureTime, ended: Int, failed: Int, serverFailed: Int)] = []
 
@@ -91,6 +99,7 @@ public struct CallTracker: Sendable {
   /// Lets a call's slot and index entries go.
   mutating func close(_ slot: Int32) {
     let state = calls[Int(slot)]
+    if state.awaitingResponse { heardFrom(state.callerSignalling) }
     if let callID = state.callID, byCallID[callID] == slot { byCallID[callID] = nil }
     for endpoint in state.endpoints where byEndpoint[endpoint] == slot {
       byEndpoint[endpoint] = nil
@@ -169,6 +178,7 @@ public struct CallTracker: Sendable {
       calls[Int(slot)].account(windows[position], peer: names[position])
     }
     var snapshot = CallsSnapshot()
+    var unrecorded: [IPAddress: Int] = [:]
     for index in calls.indices where calls[index].isLive {
       var state = calls[index]
       state.firstTick = state.firstTick ?? now
@@ -182,8 +192,15 @@ public struct CallTracker: Sendable {
         inputEnded || now >= end.time.advanced(bySeconds: Self.endGraceSeconds)
       {
         let record = self.record(of: state, end: end.time, reason: end.reason)
-        snapshot.ended.append(record)
         counters.record(ended: record)
+        if state.awaitingResponse, let source = state.callerSignalling?.address,
+          !admitsSilentRecord(from: source, at: end.time)
+        {
+          unrecorded[source, default: 0] += 1
+          counters.unrecordedSilent += 1
+        } else {
+          snapshot.ended.append(record)
+        }
         if let callID = state.callID, recentlyEnded.count < settings.maxTracked {
           recentlyEnded[callID] = end.time
         }
@@ -193,6 +210,8 @@ public struct CallTracker: Sendable {
       }
     }
     snapshot.ended.sort { ($0.end, $0.id) < ($1.end, $1.id) }
+    snapshot.unrecorded = unrecorded.map { UnrecordedCalls(source: $0.key, calls: $0.value) }
+      .sorted { ($1.calls, $0.source) < ($0.calls, $1.source) }
     countFailures(snapshot.ended, at: now)
     forgetRecentlyEnded(before: now.advanced(bySeconds: -Self.transactionTimeoutSeconds))
     positionSlots.removeAll(keepingCapacity: true)
@@ -223,6 +242,31 @@ public struct CallTracker: Sendable {
       bind(births[next], scorer: scorer)
       next += 1
     }
+  }
+
+  /// Whether a call from `source` that ended at `time` with no response at all is recorded:
+  /// the first `silentRecordsPerSourcePerMinute` of each source in each minute are, up to
+  /// `silentRecordsPerMinute` in all.
+  private mutating func admitsSilentRecord(from source: IPAddress, at time: CaptureTime) -> Bool {
+    let minute = time.nanosecondsSinceEpoch / 60_000_000_000
+    if minute != silentRecordsMinute {
+      silentRecords.removeAll(keepingCapacity: true)
+      silentRecordsInMinute = 0
+      silentRecordsMinute = minute
+    }
+    let recorded = silentRecords[source, default: 0]
+    guard recorded < settings.silentRecordsPerSourcePerMinute,
+      silentRecordsInMinute < settings.silentRecordsPerMinute
+    else { return false }
+    silentRecords[source] = recorded + 1
+    silentRecordsInMinute += 1
+    return true
+  }
+
+  /// A call from `caller` awaiting its first response got one, or ended.
+  mutating func heardFrom(_ caller: Endpoint?) {
+    guard let address = caller?.address, let count = silentBySource[address] else { return }
+    silentBySource[address] = count > 1 ? count - 1 : nil
   }
 
   /// The analyzer compacted its streams: the bindings move with them (see `Scorer.follow`).

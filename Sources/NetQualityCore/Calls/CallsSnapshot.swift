@@ -5,6 +5,10 @@ public struct CallsSnapshot: Sendable, Equatable {
   public var active: [CallRecord.Kind: Int] = [:]
   /// The calls that ended in this tick, in the order of their ends.
   public var ended: [CallRecord] = []
+  /// SIP calls that ended in this tick with no response at all beyond their source's record
+  /// budget (`CallSettings.silentRecordsPerSourcePerMinute`): how many from each source, the
+  /// most first. Counted in `counters`, never recorded one by one.
+  public var unrecorded: [UnrecordedCalls] = []
   public var counters = CallCounters()
   /// What the capture side saw of signalling (SIP messages, malformed ones, TLS).
   public var signalling = SignallingCounters()
@@ -28,6 +32,12 @@ public struct CallCounters: Sendable, Equatable {
   /// Calls not tracked because `calls.max_tracked` were open (a SIP INVITE, an ICE session or a
   /// peer's media), and streams left without a call for it.
   public var notTracked: Int64 = 0
+  /// INVITEs not tracked because their source had `calls.max_silent_per_source` calls that
+  /// nothing had answered yet (each retransmission counts again).
+  public var notTrackedSilentSource: Int64 = 0
+  /// SIP calls ended with no response at all that were counted, not recorded (their source
+  /// over `calls.silent_records_per_source_per_minute`).
+  public var unrecordedSilent: Int64 = 0
   public var streamsWithoutCall: Int64 = 0
   /// Ended calls' mean MOS per direction, as a cumulative histogram over `mosBounds`.
   public var mosBuckets: [PeerLevelCounters.Direction: [Int64]] = [:]
@@ -75,4 +85,16 @@ public struct SignallingCounters: Sendable, Equatable {
 
   public var sipMessages: Int64 { sipRequests + sipResponses }
   public var sipMalformedTotal: Int64 { sipMalformed.values.reduce(0, +) }
+}
+
+/// SIP calls from one source that ended in a tick with nothing ever answering them, beyond the
+/// source's record budget: summed instead of recorded one by one.
+public struct UnrecordedCalls: Sendable, Equatable {
+  public var source: IPAddress
+  public var calls: Int
+
+  public init(source: IPAddress, calls: Int) {
+    self.source = source
+    self.calls = calls
+  }
 }

@@ -8,7 +8,8 @@ import NetQualityCore
 public struct CallsCollector: MetricsCollector {
   public static let families: [MetricFamily] = [
     .callsActive, .callsStartedTotal, .callsEndedTotal, .callsFailedTotal, .callsNotTrackedTotal,
-    .callMOS, .callsFailureRatio, .sipMessagesTotal, .sipMalformedMessagesTotal,
+    .callsSilentNotTrackedTotal, .callsSilentUnrecordedTotal, .callMOS, .callsFailureRatio,
+    .sipMessagesTotal, .sipMalformedMessagesTotal,
     .sipTLSSegmentsTotal, .signallingDroppedTotal,
   ]
 
@@ -52,6 +53,10 @@ public struct CallsCollector: MetricsCollector {
     }
     out.family(.callsNotTrackedTotal)
     out.sample(.callsNotTrackedTotal, [], Double(counters.notTracked))
+    out.family(.callsSilentNotTrackedTotal)
+    out.sample(.callsSilentNotTrackedTotal, [], Double(counters.notTrackedSilentSource))
+    out.family(.callsSilentUnrecordedTotal)
+    out.sample(.callsSilentUnrecordedTotal, [], Double(counters.unrecordedSilent))
     out.family(.callMOS)
     for direction in PeerLevelCounters.Direction.allCases {
       out.cumulativeBuckets(
@@ -101,6 +106,14 @@ extension MetricFamily {
   public static let callsNotTrackedTotal = counter(
     "netquality_calls_not_tracked_total",
     "Calls not tracked because calls.max_tracked were open (their streams have no call).")
+  public static let callsSilentNotTrackedTotal = counter(
+    "netquality_calls_silent_not_tracked_total",
+    "INVITEs not tracked because their source had calls.max_silent_per_source calls that "
+      + "nothing had answered yet (a flood into silence).")
+  public static let callsSilentUnrecordedTotal = counter(
+    "netquality_calls_silent_unrecorded_total",
+    "SIP calls ended with no response at all that were counted but not recorded one by one: "
+      + "their source was over calls.silent_records_per_source_per_minute.")
   public static let callMOS = histogram(
     "netquality_call_mos", labels: ["direction"],
     "Mean MOS of each call that ended, per direction (one observation per call).")
