@@ -69,6 +69,7 @@ lane_a=(
   "e2e-impair-relay|300|e2e/impair-relay-check.sh"
   "e2e-agent-prometheus|300|e2e/agent-prometheus.sh"
   "e2e-prometheus-kit|240|e2e/prometheus-kit.sh"
+  "e2e-sip-flood|240|e2e/sip-flood.sh"
 )
 lane_b=(
   "e2e-real-clients-sip|420|e2e/real-clients-sip.sh"
