@@ -24,8 +24,7 @@ final class UnrecordedCallsTally: Sendable {
       var finished: (CaptureTime, [UnrecordedCalls])?
       if minute != held.minute {
         if !held.bySource.isEmpty {
-          let sums = held.bySource.map { UnrecordedCalls(source: $0.key, calls: $0.value) }
-            .sorted { ($1.calls, $0.source) < ($0.calls, $1.source) }
+          let sums = UnrecordedCalls.list(held.bySource)
           finished = (CaptureTime(nanosecondsSinceEpoch: held.minute * 60_000_000_000), sums)
         }
         held = Minute(minute: minute)

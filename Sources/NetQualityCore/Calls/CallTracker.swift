@@ -210,8 +210,7 @@ public struct CallTracker: Sendable {
       }
     }
     snapshot.ended.sort { ($0.end, $0.id) < ($1.end, $1.id) }
-    snapshot.unrecorded = unrecorded.map { UnrecordedCalls(source: $0.key, calls: $0.value) }
-      .sorted { ($1.calls, $0.source) < ($0.calls, $1.source) }
+    snapshot.unrecorded = UnrecordedCalls.list(unrecorded)
     countFailures(snapshot.ended, at: now)
     forgetRecentlyEnded(before: now.advanced(bySeconds: -Self.transactionTimeoutSeconds))
     positionSlots.removeAll(keepingCapacity: true)

@@ -97,4 +97,10 @@ public struct UnrecordedCalls: Sendable, Equatable {
     self.source = source
     self.calls = calls
   }
+
+  /// Counts by source as a list, the most first (then by address).
+  public static func list(_ bySource: [IPAddress: Int]) -> [UnrecordedCalls] {
+    bySource.map { UnrecordedCalls(source: $0.key, calls: $0.value) }
+      .sorted { ($1.calls, $0.source) < ($0.calls, $1.source) }
+  }
 }
