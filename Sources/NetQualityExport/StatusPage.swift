@@ -31,7 +31,8 @@ public enum StatusPage {
     public var txLevels = [Int](repeating: 0, count: QualityLevel.allCases.count)
     public var peerCount = 0
     public var firingAlerts = 0
-    /// The alerts firing, newest first (the first `listedAlerts` are listed).
+    /// The newest `listedAlerts` alerts firing, newest first (`newest(of:)`); `firingAlerts`
+    /// counts them all.
     public var alerts: [Alert] = []
     /// The latest events, newest first.
     public var events: [EngineEvent] = []
@@ -153,6 +154,24 @@ public enum StatusPage {
     DashboardFrame.age(time.map { $0.seconds(since: since) } ?? 0)
   }
 
+  /// The newest `listedAlerts` of `alerts`, newest first, chosen in one pass: a host whose
+  /// thousands of departed peers each have an alert firing sorts twenty, not all of them, per
+  /// request.
+  public static func newest(of alerts: [Alert]) -> [Alert] {
+    let isNewer = { (a: Alert, b: Alert) in (a.start, a.id) > (b.start, b.id) }
+    var newest: [Alert] = []
+    newest.reserveCapacity(listedAlerts + 1)
+    for alert in alerts {
+      if newest.count == listedAlerts, let oldest = newest.last, !isNewer(alert, oldest) {
+        continue
+      }
+      let position = newest.firstIndex { isNewer(alert, $0) } ?? newest.endIndex
+      newest.insert(alert, at: position)
+      if newest.count > listedAlerts { newest.removeLast() }
+    }
+    return newest
+  }
+
   /// The alerts firing, newest first: what pages someone now.
   static func alertList(_ model: Model, at time: CaptureTime) -> String {
     guard !model.alerts.isEmpty else { return "" }
@@ -172,9 +191,9 @@ public enum StatusPage {
         """
     }
     html += "</tbody></table>\n"
-    if model.alerts.count > listedAlerts {
+    if model.firingAlerts > model.alerts.count {
       html += """
-        <p class="more">… and \(model.alerts.count - listedAlerts) more alerts firing: \
+        <p class="more">… and \(model.firingAlerts - model.alerts.count) more alerts firing: \
         <a href="/api/v1/alerts">all in the API</a>.</p>
 
         """

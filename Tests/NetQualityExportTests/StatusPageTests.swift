@@ -164,4 +164,26 @@ final class StatusPageTests: XCTestCase {
     XCTAssertTrue(html.contains("title=\"since \(Self.time.rfc3339)\">0s</td>"), html)
     XCTAssertFalse(html.contains("<b>x</b>"), "escaped")
   }
+
+  /// Issue 37: thousands of alerts firing (a TURN host's departed peers) list the newest
+  /// twenty, newest first, and say how many more.
+  func testNewestAlertsOfThousands() {
+    // Starts in a scrambled order, two alerts per second: the newest are the largest starts.
+    var generator = SystemRandomNumberGenerator()
+    let alerts = (0..<5000).shuffled(using: &generator).map { index in
+      Alert(
+        id: "a\(index)", rule: "peer_timeout", severity: .critical, labels: ["peer": "p\(index)"],
+        state: .firing, start: Self.time.advanced(bySeconds: Double(index / 2)), summary: "s")
+    }
+    let newest = StatusPage.newest(of: alerts)
+    let expected = alerts.sorted { ($0.start, $0.id) > ($1.start, $1.id) }.prefix(
+      StatusPage.listedAlerts)
+    XCTAssertEqual(newest.map(\.id), expected.map(\.id))
+    XCTAssertEqual(StatusPage.newest(of: Array(alerts.prefix(3))).count, 3)
+    var model = Self.model(rows: [], peerCount: 0)
+    model.alerts = newest
+    model.firingAlerts = alerts.count
+    let html = StatusPage.render(model)
+    XCTAssertTrue(html.contains("… and 4980 more alerts firing"), html)
+  }
 }

@@ -20,7 +20,7 @@ extension HTTPServer {
     }
     model.refreshSeconds = configuration.engine.tickIntervalSeconds
     model.firingAlerts = alerts.count
-    model.alerts = Array(alerts.sorted { ($0.start, $0.id) > ($1.start, $1.id) })
+    model.alerts = StatusPage.newest(of: alerts)
     model.events = events.reversed()
     model.badCalls = calls.reversed().filter { $0.isFailed || $0.isBad }
     model.activeCalls = tick?.snapshot.calls.activeTotal ?? 0

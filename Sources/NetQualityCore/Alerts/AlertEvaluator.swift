@@ -14,17 +14,12 @@
 ///   does not meet the rule.
 public struct AlertEvaluator: Sendable {
   public private(set) var rules: [AlertRule]
-  /// The pending or firing state of each (rule, peer) with one.
-  private var tracks: [AlertKey: AlertTrack] = [:]
+  /// Each peer's pending and firing rules, kept together: a peer costs one lookup per tick
+  /// (none of its rules is looked up by a (rule, peer) key), and a peer with none — a healthy
+  /// fleet's every peer — costs that lookup alone.
+  private var peerTracks: [String: [RuleTrack]] = [:]
   /// Firing alerts by (rule, peer).
   public private(set) var firing: [AlertKey: Alert] = [:]
-  /// Every rule name that ever had a track for a peer (this run's rules and those a reload
-  /// removed): what `resolveAll(peer:)` looks up, so forgetting a peer costs one lookup per
-  /// rule instead of a pass over every alert.
-  private var ruleNames: Set<String> = []
-  /// How many tracks each peer holds: a peer with none (a healthy fleet's every peer) costs
-  /// one lookup per tick, not two per rule.
-  private var trackCounts: [String: Int] = [:]
   /// Rules a reload removed or changed: their alerts resolve at the next tick.
   private var retired: Set<String> = []
 
@@ -42,6 +37,13 @@ public struct AlertEvaluator: Sendable {
     /// While firing: ticks in a row the rule was clear, and measured well clear.
     var clearTicks = 0
     var wellClearTicks = 0
+  }
+
+  /// One rule's track of one peer, and whether its alert is firing (in `firing`).
+  struct RuleTrack: Sendable {
+    var rule: String
+    var track = AlertTrack()
+    var isFiring = false
   }
 
   /// What a rule sees of a peer at a tick.
@@ -81,13 +83,15 @@ public struct AlertEvaluator: Sendable {
     guard !retired.isEmpty else { return [] }
     defer { retired = [] }
     var changes: [Alert] = []
-    for key in tracks.keys where retired.contains(key.rule) {
-      tracks[key] = nil
-      endTrack(of: key.peer)
-      if var alert = firing.removeValue(forKey: key) {
-        alert.state = .resolved
-        alert.end = time
-        changes.append(alert)
+    for (peer, tracks) in peerTracks where tracks.contains(where: { retired.contains($0.rule) }) {
+      let kept = tracks.filter { !retired.contains($0.rule) }
+      peerTracks[peer] = kept.isEmpty ? nil : kept
+      for entry in tracks where entry.isFiring && retired.contains(entry.rule) {
+        if var alert = firing.removeValue(forKey: AlertKey(rule: entry.rule, peer: peer)) {
+          alert.state = .resolved
+          alert.end = time
+          changes.append(alert)
+        }
       }
     }
     return changes.sorted { ($0.rule, $0.id) < ($1.rule, $1.id) }
@@ -99,24 +103,46 @@ public struct AlertEvaluator: Sendable {
     describe: (AlertRule, AlertEvidence) -> String
   ) -> [Alert] {
     var changes: [Alert] = []
-    let hadTracks = trackCounts[peer] != nil
+    // The peer's tracks are moved out of the table and back (or the entry removed), so they
+    // are changed in place with one lookup.
+    var tracks: [RuleTrack] = []
+    let index = peerTracks.index(forKey: peer)
+    if let index { swap(&tracks, &peerTracks.values[index]) }
     for rule in rules {
       let observation = observe(rule.metric)
       let shownMeets = observation.shown.map { rule.comparison.holds($0, rule.threshold) } ?? false
-      // Without a track, a peer whose figure does not meet the rule has nothing to change.
-      guard shownMeets || hadTracks else { continue }
-      let key = AlertKey(rule: rule.name, peer: peer)
-      if firing[key] != nil {
-        if let alert = keepOrResolve(rule, key, observation, meets: shownMeets, at: time) {
+      guard let position = tracks.firstIndex(where: { $0.rule == rule.name }) else {
+        // Without a track, a peer whose figure does not meet the rule has nothing to change.
+        guard shownMeets else { continue }
+        var entry = RuleTrack(rule: rule.name)
+        if let alert = advancePending(rule, &entry, observation, peer: peer, at: time, describe) {
           changes.append(alert)
+        }
+        tracks.append(entry)
+        continue
+      }
+      if tracks[position].isFiring {
+        if let alert = keepOrResolve(
+          rule, &tracks[position], observation, meets: shownMeets, peer: peer, at: time)
+        {
+          changes.append(alert)
+          tracks.remove(at: position)
         }
       } else if shownMeets {
-        if let alert = advancePending(rule, key, observation, peer: peer, at: time, describe) {
+        if let alert = advancePending(
+          rule, &tracks[position], observation, peer: peer, at: time, describe)
+        {
           changes.append(alert)
         }
-      } else if tracks.removeValue(forKey: key) != nil {
-        endTrack(of: peer)
+      } else {
+        tracks.remove(at: position)
       }
+    }
+    switch (index, tracks.isEmpty) {
+    case (let index?, true): peerTracks.remove(at: index)
+    case (let index?, false): swap(&tracks, &peerTracks.values[index])
+    case (nil, false): peerTracks[peer] = tracks
+    case (nil, true): break
     }
     return changes
   }
@@ -124,58 +150,49 @@ public struct AlertEvaluator: Sendable {
   /// A pending rule whose figure as shown meets it: counts the tick if it measured it too, and
   /// fires after `forTicks` such ticks.
   private mutating func advancePending(
-    _ rule: AlertRule, _ key: AlertKey, _ observation: Observation, peer: String,
+    _ rule: AlertRule, _ entry: inout RuleTrack, _ observation: Observation, peer: String,
     at time: CaptureTime, _ describe: (AlertRule, AlertEvidence) -> String
   ) -> Alert? {
-    if tracks[key] == nil {
-      ruleNames.insert(rule.name)
-      trackCounts[peer, default: 0] += 1
-    }
-    var track = tracks[key] ?? AlertTrack()
     if let measured = observation.measured, rule.comparison.holds(measured, rule.threshold) {
-      track.evidence.add(measured, comparison: rule.comparison, inputs: observation.inputs)
+      entry.track.evidence.add(measured, comparison: rule.comparison, inputs: observation.inputs)
     }
-    tracks[key] = track
-    guard track.evidence.ticks >= rule.forTicks else { return nil }
+    guard entry.track.evidence.ticks >= rule.forTicks else { return nil }
     // An alert about no peer (the calls' failure ratios) has no peer label.
     var labels = peer.isEmpty ? [:] : ["peer": peer]
     if let direction = rule.metric.direction { labels["direction"] = direction }
     let alert = Alert(
       id: "\(rule.name):\(peer):\(time.nanosecondsSinceEpoch / 1_000_000)", rule: rule.name,
       severity: rule.severity, labels: labels, state: .firing, start: time, end: nil,
-      summary: describe(rule, track.evidence))
-    firing[key] = alert
+      summary: describe(rule, entry.track.evidence))
+    firing[AlertKey(rule: rule.name, peer: peer)] = alert
+    entry.isFiring = true
     return alert
   }
 
   /// A firing rule: stays while its figure as shown meets it; resolves after
-  /// `keepFiringForTicks` clear ticks, or `forTicks` well clear ones.
+  /// `keepFiringForTicks` clear ticks, or `forTicks` well clear ones. Returns the resolved
+  /// alert (the caller drops the track).
   private mutating func keepOrResolve(
-    _ rule: AlertRule, _ key: AlertKey, _ observation: Observation, meets: Bool,
-    at time: CaptureTime
+    _ rule: AlertRule, _ entry: inout RuleTrack, _ observation: Observation, meets: Bool,
+    peer: String, at time: CaptureTime
   ) -> Alert? {
-    var track = tracks[key] ?? AlertTrack()
     if meets {
-      (track.clearTicks, track.wellClearTicks) = (0, 0)
-      tracks[key] = track
+      (entry.track.clearTicks, entry.track.wellClearTicks) = (0, 0)
       return nil
     }
-    track.clearTicks += 1
+    entry.track.clearTicks += 1
     if let clear = rule.clearThreshold, let measured = observation.measured,
       !rule.comparison.holds(measured, clear)
     {
-      track.wellClearTicks += 1
+      entry.track.wellClearTicks += 1
     } else {
-      track.wellClearTicks = 0
+      entry.track.wellClearTicks = 0
     }
     let resolves =
-      track.clearTicks >= rule.keepFiringForTicks
-      || (rule.clearThreshold != nil && track.wellClearTicks >= rule.forTicks)
-    guard resolves, var alert = firing.removeValue(forKey: key) else {
-      tracks[key] = track
-      return nil
-    }
-    if tracks.removeValue(forKey: key) != nil { endTrack(of: key.peer) }
+      entry.track.clearTicks >= rule.keepFiringForTicks
+      || (rule.clearThreshold != nil && entry.track.wellClearTicks >= rule.forTicks)
+    guard resolves, var alert = firing.removeValue(forKey: AlertKey(rule: rule.name, peer: peer))
+    else { return nil }
     alert.state = .resolved
     alert.end = time
     return alert
@@ -183,36 +200,26 @@ public struct AlertEvaluator: Sendable {
 
   /// Resolves every alert of `peer` (a clean end: BYE; a peer forgotten).
   mutating func resolveAll(peer: String, at time: CaptureTime) -> [Alert] {
-    guard trackCounts.removeValue(forKey: peer) != nil else { return [] }
+    guard let tracks = peerTracks.removeValue(forKey: peer) else { return [] }
     var changes: [Alert] = []
-    for rule in ruleNames.sorted() {
-      let key = AlertKey(rule: rule, peer: peer)
-      if var alert = firing.removeValue(forKey: key) {
+    for entry in tracks where entry.isFiring {
+      if var alert = firing.removeValue(forKey: AlertKey(rule: entry.rule, peer: peer)) {
         alert.state = .resolved
         alert.end = time
         changes.append(alert)
       }
-      tracks[key] = nil
     }
-    return changes
-  }
-
-  private mutating func endTrack(of peer: String) {
-    guard let count = trackCounts[peer] else { return }
-    trackCounts[peer] = count > 1 ? count - 1 : nil
+    return changes.sorted { $0.rule < $1.rule }
   }
 
   /// Rebuilds the tables at the size of what is left once most entries are gone (see
   /// `Scorer.shrinkAfterChurn`).
   mutating func shrinkAfterChurn() {
-    if tracks.capacity > 4 * max(tracks.count, 1024) {
-      tracks = Dictionary(uniqueKeysWithValues: tracks.map { ($0.key, $0.value) })
+    if peerTracks.capacity > 4 * max(peerTracks.count, 1024) {
+      peerTracks = Dictionary(uniqueKeysWithValues: peerTracks.map { ($0.key, $0.value) })
     }
     if firing.capacity > 4 * max(firing.count, 1024) {
       firing = Dictionary(uniqueKeysWithValues: firing.map { ($0.key, $0.value) })
-    }
-    if trackCounts.capacity > 4 * max(trackCounts.count, 1024) {
-      trackCounts = Dictionary(uniqueKeysWithValues: trackCounts.map { ($0.key, $0.value) })
     }
   }
 }
