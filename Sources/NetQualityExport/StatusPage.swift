@@ -158,18 +158,23 @@ public enum StatusPage {
   /// thousands of departed peers each have an alert firing sorts twenty, not all of them, per
   /// request.
   public static func newest(of alerts: [Alert]) -> [Alert] {
-    let isNewer = { (a: Alert, b: Alert) in (a.start, a.id) > (b.start, b.id) }
-    var newest: [Alert] = []
+    // Positions, not alerts, are kept and compared: an alert's copy retains its strings and
+    // labels, and most alerts are rejected on their start alone.
+    func isNewer(_ a: Int, _ b: Int) -> Bool {
+      alerts[a].start != alerts[b].start
+        ? alerts[a].start > alerts[b].start : alerts[a].id > alerts[b].id
+    }
+    var newest: [Int] = []
     newest.reserveCapacity(listedAlerts + 1)
-    for alert in alerts {
-      if newest.count == listedAlerts, let oldest = newest.last, !isNewer(alert, oldest) {
-        continue
+    for index in alerts.indices {
+      if newest.count == listedAlerts, let oldest = newest.last {
+        if alerts[index].start < alerts[oldest].start || !isNewer(index, oldest) { continue }
       }
-      let position = newest.firstIndex { isNewer(alert, $0) } ?? newest.endIndex
-      newest.insert(alert, at: position)
+      let position = newest.firstIndex { isNewer(index, $0) } ?? newest.endIndex
+      newest.insert(index, at: position)
       if newest.count > listedAlerts { newest.removeLast() }
     }
-    return newest
+    return newest.map { alerts[$0] }
   }
 
   /// The alerts firing, newest first: what pages someone now.

@@ -1,3 +1,4 @@
+import NetQualitySynth
 import XCTest
 
 @testable import NetQualityCore
@@ -201,5 +202,32 @@ final class AlertEvaluatorTests: XCTestCase {
     XCTAssertEqual(tick(4).count, 0)
     XCTAssertEqual(tick(5).map(\.rule), ["loss"])
     XCTAssertEqual(evaluator.resolveRetired(at: time(6)).count, 0, "once only")
+  }
+
+  /// Issue 37: the firing alerts in order of start and id, kept up to date as alerts fire,
+  /// resolve, fire again and peers are forgotten, over many peers and ticks (a random walk
+  /// checked against a sort of every firing alert at every tick).
+  func testOrderedFiringMatchesASortAtEveryTick() {
+    var evaluator = AlertEvaluator(rules: [rule])
+    var generator = SplitMix64(seed: 37)
+    let peers = (0..<200).map { "10.0.\($0 / 250).\($0 % 250)" }
+    var loss = [String: Double](uniqueKeysWithValues: peers.map { ($0, 0) })
+    for tick in 0..<300 {
+      for peer in peers.shuffled(using: &generator) {
+        if generator.next() % 10 == 0 { loss[peer] = generator.next() % 2 == 0 ? 0.1 : 0 }
+        if generator.next() % 200 == 0 {
+          _ = evaluator.resolveAll(peer: peer, at: time(tick))
+          continue
+        }
+        let value = loss[peer]
+        _ = evaluator.evaluate(
+          peer: peer, at: time(tick), observe: { _ in .init(measured: value, shown: value) },
+          describe: { _, _ in "" })
+      }
+      evaluator.settleOrder()
+      let sorted = evaluator.firing.values.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+      XCTAssertEqual(evaluator.ordered.map(\.id), sorted.map(\.id), "tick \(tick)")
+    }
+    XCTAssertGreaterThan(evaluator.firing.count, 10)
   }
 }

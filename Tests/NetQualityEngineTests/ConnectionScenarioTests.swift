@@ -235,6 +235,23 @@ extension ConnectionScenarioTests {
     XCTAssertEqual(peers.first?.rx.level, .excellent)
     XCTAssertEqual(scenario.events.first?.peer, "sfu-eu")
   }
+
+  /// Issue 37: a stream's peer name is made once and kept; a reload that groups its address
+  /// names it by its group from the next tick, and one that ungroups it by its address again.
+  func testAReloadRenamesTheStreamsOfAGroup() throws {
+    var scenario = Scenario()
+    scenario.call(seconds: 0..<6)
+    let address = try XCTUnwrap(scenario.last?.peers.first?.peer)
+    var grouped = scenario.engine.scorer.configuration
+    grouped.peerGroups = [("sfu-eu", [NetworkPrefix("\(address)/32")].compactMap { $0 })]
+    scenario.engine.reconfigure(grouped)
+    scenario.call(seconds: 6..<10)
+    XCTAssertEqual(scenario.last?.peers.map(\.peer), ["sfu-eu"])
+    grouped.peerGroups = []
+    scenario.engine.reconfigure(grouped)
+    scenario.call(seconds: 10..<14)
+    XCTAssertEqual(scenario.last?.peers.map(\.peer), [address])
+  }
 }
 
 extension ConnectionScenarioTests {

@@ -20,6 +20,11 @@ public struct AlertEvaluator: Sendable {
   private var peerTracks: [String: [RuleTrack]] = [:]
   /// Firing alerts by (rule, peer).
   public private(set) var firing: [AlertKey: Alert] = [:]
+  /// The firing alerts by start and id as of the last `settleOrder()`, and what fired and
+  /// resolved since: the order is kept up to date in one pass, not sorted again every tick.
+  public private(set) var ordered: [Alert] = []
+  private var firedSinceOrdered: [Alert] = []
+  private var resolvedSinceOrdered: Set<AlertKey> = []
   /// Rules a reload removed or changed: their alerts resolve at the next tick.
   private var retired: Set<String> = []
 
@@ -87,7 +92,7 @@ public struct AlertEvaluator: Sendable {
       let kept = tracks.filter { !retired.contains($0.rule) }
       peerTracks[peer] = kept.isEmpty ? nil : kept
       for entry in tracks where entry.isFiring && retired.contains(entry.rule) {
-        if var alert = firing.removeValue(forKey: AlertKey(rule: entry.rule, peer: peer)) {
+        if var alert = unfire(AlertKey(rule: entry.rule, peer: peer)) {
           alert.state = .resolved
           alert.end = time
           changes.append(alert)
@@ -164,7 +169,7 @@ public struct AlertEvaluator: Sendable {
       id: "\(rule.name):\(peer):\(time.nanosecondsSinceEpoch / 1_000_000)", rule: rule.name,
       severity: rule.severity, labels: labels, state: .firing, start: time, end: nil,
       summary: describe(rule, entry.track.evidence))
-    firing[AlertKey(rule: rule.name, peer: peer)] = alert
+    fire(alert, key: AlertKey(rule: rule.name, peer: peer))
     entry.isFiring = true
     return alert
   }
@@ -191,7 +196,7 @@ public struct AlertEvaluator: Sendable {
     let resolves =
       entry.track.clearTicks >= rule.keepFiringForTicks
       || (rule.clearThreshold != nil && entry.track.wellClearTicks >= rule.forTicks)
-    guard resolves, var alert = firing.removeValue(forKey: AlertKey(rule: rule.name, peer: peer))
+    guard resolves, var alert = unfire(AlertKey(rule: rule.name, peer: peer))
     else { return nil }
     alert.state = .resolved
     alert.end = time
@@ -203,13 +208,46 @@ public struct AlertEvaluator: Sendable {
     guard let tracks = peerTracks.removeValue(forKey: peer) else { return [] }
     var changes: [Alert] = []
     for entry in tracks where entry.isFiring {
-      if var alert = firing.removeValue(forKey: AlertKey(rule: entry.rule, peer: peer)) {
+      if var alert = unfire(AlertKey(rule: entry.rule, peer: peer)) {
         alert.state = .resolved
         alert.end = time
         changes.append(alert)
       }
     }
     return changes.sorted { $0.rule < $1.rule }
+  }
+
+  private mutating func fire(_ alert: Alert, key: AlertKey) {
+    firing[key] = alert
+    firedSinceOrdered.append(alert)
+  }
+
+  private mutating func unfire(_ key: AlertKey) -> Alert? {
+    guard let alert = firing.removeValue(forKey: key) else { return nil }
+    resolvedSinceOrdered.insert(key)
+    return alert
+  }
+
+  /// Brings `ordered` up to date (at the end of a tick): the resolved ones leave, and the new
+  /// ones, which started at this tick, go after the rest; sorted again only when a new one
+  /// does not start after them (a replay's clock is monotonic, so never in practice).
+  mutating func settleOrder() {
+    guard !firedSinceOrdered.isEmpty || !resolvedSinceOrdered.isEmpty else { return }
+    let before = { (a: Alert, b: Alert) in (a.start, a.id) < (b.start, b.id) }
+    if !resolvedSinceOrdered.isEmpty {
+      ordered.removeAll { alert in
+        resolvedSinceOrdered.contains(AlertKey(rule: alert.rule, peer: alert.labels["peer"] ?? ""))
+          && firing[AlertKey(rule: alert.rule, peer: alert.labels["peer"] ?? "")]?.id != alert.id
+      }
+    }
+    firedSinceOrdered.sort(by: before)
+    if let last = ordered.last, let first = firedSinceOrdered.first, !before(last, first) {
+      ordered = firing.values.sorted(by: before)
+    } else {
+      ordered += firedSinceOrdered
+    }
+    firedSinceOrdered = []
+    resolvedSinceOrdered = []
   }
 
   /// Rebuilds the tables at the size of what is left once most entries are gone (see

@@ -14,19 +14,24 @@ extension Scorer {
     var streams: [StreamMediaSnapshot] = []
     streams.reserveCapacity(harvest.media.count)
     var peers = PeerMediaTable(capacity: harvest.media.count)
-    var kept: [Int32: MediaBaseline] = [:]
-    kept.reserveCapacity(harvest.media.count)
     for stream in harvest.media {
-      var baseline = mediaBaselines[stream.index]
+      // By the stream's index, changed in place (`follow(_:)` moves them when the analyzer
+      // compacts): a table rebuilt every tick cost a hash and an insert per media stream.
+      let index = Int(stream.index)
+      while mediaBaselines.count <= index { mediaBaselines.append(nil) }
+      var baseline = mediaBaselines[index]
       if baseline?.firstArrival != stream.firstArrival { baseline = nil }
       var window = stream.counts.since(baseline?.counts ?? MediaCounts())
       if window.framesReceived < 0 || window.concealmentEvents < 0 {
         // The stream's media state started over (a video guess that turned out audio).
         window = stream.counts
       }
-      kept[harvest.remapped(stream.index)] = MediaBaseline(
+      mediaBaselines[index] = MediaBaseline(
         firstArrival: stream.firstArrival, counts: stream.counts)
-      let name = configuration.peerName(stream.peer)
+      let name =
+        index < streamPeerNames.count && !streamPeerNames[index].isEmpty
+          && baselines[index].firstArrival == stream.firstArrival
+        ? streamPeerNames[index] : configuration.peerName(stream.peer)
       let fps = stream.isVideo && interval > 0 ? Double(window.framesReceived) / interval : nil
       streams.append(
         StreamMediaSnapshot(
@@ -51,7 +56,6 @@ extension Scorer {
         mediaFleet.tx.add(window)
       }
     }
-    mediaBaselines = kept
     var keptFeedback: [AddressPair: FeedbackCounts] = [:]
     for (pair, counts) in harvest.feedbackByPair {
       let direction = StreamDirection(

@@ -12,6 +12,10 @@ public struct Scorer: Sendable {
   var peers = PeerRecords()
   var baselines = ChunkedArray<StreamBaseline>()
   var streamTrackers = ChunkedArray<ConnectionTracker?>()
+  /// Each stream's peer name, made once per stream (empty: not yet, or a reload changed the
+  /// peer groups): formatting an address for every stream at every tick was a tenth of a
+  /// tick's scoring under churn (perf, issue 37).
+  var streamPeerNames = ChunkedArray<String>()
   /// Probe sessions (see `record(probe:)`), and their indices by reflector: in an array, whose
   /// elements are changed in place, where a dictionary's modify accessor would put a value this
   /// large on the heap for every probe.
@@ -29,7 +33,7 @@ public struct Scorer: Sendable {
   var counters = EngineCounters()
   /// Each media stream's counts and each address pair's feedback at the previous tick
   /// (`Scorer+Media.swift`).
-  var mediaBaselines: [Int32: MediaBaseline] = [:]
+  var mediaBaselines = ChunkedArray<MediaBaseline?>()
   var feedbackBaselines: [AddressPair: FeedbackCounts] = [:]
   var mediaFleet = MediaFleetCounters()
   /// Calls: SIP dialogs, WebRTC sessions and media sessions, and their records.
@@ -44,6 +48,8 @@ public struct Scorer: Sendable {
   /// Applies new settings (a configuration reload) keeping every peer and alert: the quality
   /// model, timers, local networks and alert rules take effect at the next tick.
   public mutating func reconfigure(_ newConfiguration: EngineConfiguration) {
+    // The peer groups may have changed: every name is made again.
+    streamPeerNames = ChunkedArray(repeating: "", count: streamPeerNames.count)
     configuration = newConfiguration
     alerts.replaceRules(newConfiguration.alertRules)
     calls.settings = newConfiguration.calls
@@ -111,9 +117,7 @@ public struct Scorer: Sendable {
   }
 
   /// The alerts firing now.
-  public var firingAlerts: [Alert] {
-    alerts.firing.values.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
-  }
+  public var firingAlerts: [Alert] { alerts.ordered }
 
   /// Closes the window that ends at `now`, from the analyzer's counters harvested at `now`.
   /// The harvest's streams are drained (each chunk let go once its windows are made): the
@@ -140,7 +144,7 @@ public struct Scorer: Sendable {
           senderCadence: harvest.facts(at: stream.senderFactsIndex).cadence, now: now,
           interval: interval))
       facts.append(StreamFacts(stream))
-      names.append(configuration.peerName(stream.peer))
+      names.append(peerName(ofStream: stream))
       calls.note(stream, peer: names[names.count - 1])
     }
     let media = mediaTick(harvest, interval: interval)
@@ -219,6 +223,7 @@ public struct Scorer: Sendable {
       streams: windows, counters: counters, calls: callsSnapshot)
     snapshot.media = MediaTickSnapshot(streams: media.streams, fleet: mediaFleet)
     follow(harvest.remap)
+    alerts.settleOrder()
     shrinkAfterChurn()
     return Engine.TickResult(snapshot: snapshot, events: events)
   }
@@ -231,12 +236,30 @@ public struct Scorer: Sendable {
     let live = remap.lazy.filter { $0 >= 0 }.count
     var movedBaselines = ChunkedArray(repeating: StreamBaseline(), count: live)
     var movedTrackers = ChunkedArray<ConnectionTracker?>(repeating: nil, count: live)
-    for (old, new) in remap.enumerated() where new >= 0 && old < baselines.count {
-      movedBaselines[Int(new)] = baselines[old]
-      movedTrackers[Int(new)] = streamTrackers[old]
+    var movedNames = ChunkedArray(repeating: "", count: live)
+    var movedMedia = ChunkedArray<MediaBaseline?>(repeating: nil, count: live)
+    for (old, new) in remap.enumerated() where new >= 0 {
+      if old < baselines.count {
+        movedBaselines[Int(new)] = baselines[old]
+        movedTrackers[Int(new)] = streamTrackers[old]
+        movedNames[Int(new)] = streamPeerNames[old]
+      }
+      if old < mediaBaselines.count { movedMedia[Int(new)] = mediaBaselines[old] }
     }
     baselines = movedBaselines
     streamTrackers = movedTrackers
+    streamPeerNames = movedNames
+    mediaBaselines = movedMedia
+  }
+
+  /// The stream's peer name: made at its first tick and kept (`streamPeerNames`); after
+  /// `streamWindow`, which makes room for it and clears it for a new stream in the slot.
+  private mutating func peerName(ofStream stream: StreamHarvest.Stream) -> String {
+    let index = Int(stream.index)
+    if streamPeerNames[index].isEmpty {
+      streamPeerNames[index] = configuration.peerName(stream.peer)
+    }
+    return streamPeerNames[index]
   }
 
   /// A dictionary keeps its capacity when entries leave: after a wave of peers is forgotten,
@@ -258,10 +281,12 @@ public struct Scorer: Sendable {
       baselines.append(StreamBaseline())
       streamTrackers.append(nil)
     }
+    while streamPeerNames.count <= index { streamPeerNames.append("") }
     if baselines[index].firstArrival != stream.firstArrival {
       // A new stream in a forgotten one's slot: start from zero.
       baselines[index] = StreamBaseline(firstArrival: stream.firstArrival)
       streamTrackers[index] = nil
+      streamPeerNames[index] = ""
     }
     let change = baselines[index].advance(to: counts)
     let loss = WindowLoss(change)

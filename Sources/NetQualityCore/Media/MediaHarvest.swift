@@ -11,11 +11,3 @@ public struct MediaHarvest: Sendable {
   /// The remote address the stream is exchanged with.
   public var peer: IPAddress { direction == .rx ? key.sourceAddress : key.destinationAddress }
 }
-
-extension StreamHarvest {
-  /// The index a stream has after this harvest's compaction (`remap`).
-  func remapped(_ index: Int32) -> Int32 {
-    guard !remap.isEmpty, Int(index) < remap.count else { return index }
-    return remap[Int(index)]
-  }
-}
