@@ -90,7 +90,12 @@ let package = Package(
     // (docs/architecture.md's module graph, checked by scripts/check-module-graph.py).
     .target(
       name: "NetQualityStore",
-      dependencies: ["NetQualityCore", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "NetQualityCore", .product(name: "GRDB", package: "GRDB.swift"),
+        // The system libsqlite3's C API, for the per-row binding GRDB's arguments are too slow
+        // for (`SQLiteRowBinder`).
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ]
     ),
     .executableTarget(
       name: "netquality",

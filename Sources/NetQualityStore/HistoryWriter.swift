@@ -120,7 +120,7 @@ public final class HistoryWriter {
   }
 
   private func insertPeerRow(_ peer: PeerSnapshot, id: Int64, time: Double, db: Database) throws {
-    try db.cachedStatement(
+    let statement = try db.cachedStatement(
       sql: """
         INSERT OR REPLACE INTO peer_ticks (time, peer_id, state, tx_level, rx_level, tx_source,
           rx_source, tx_mos, rx_mos, tx_loss_ratio, rx_loss_ratio, tx_jitter_ms, rx_jitter_ms,
@@ -130,46 +130,59 @@ public final class HistoryWriter {
           rx_audio_concealed_s, tx_audio_concealed_s, rx_nacks, rx_plis, tx_nacks, tx_plis)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
           ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    ).execute(
-      arguments: [
-        time, id, HistoryCodes.code(peer.state), peer.tx.level.rawValue, peer.rx.level.rawValue,
-        HistoryCodes.code(peer.tx.source), HistoryCodes.code(peer.rx.source),
-        peer.tx.meanOpinionScore, peer.rx.meanOpinionScore, peer.tx.inputs?.lossRatio,
-        peer.rx.inputs?.lossRatio, peer.tx.inputs?.jitterMilliseconds,
-        peer.rx.inputs?.jitterMilliseconds, peer.roundTripMilliseconds,
-        HistoryCodes.code(peer.roundTripSource), peer.rxPackets, peer.rxLost, peer.txPackets,
-        peer.rxBitsPerSecond, peer.streams,
-      ] + Self.mediaArguments(peer.media))
+        """)
+    var row = SQLiteRowBinder(statement, of: db)
+    row.bind(time)
+    row.bind(id)
+    row.bind(HistoryCodes.code(peer.state))
+    row.bind(peer.tx.level.rawValue)
+    row.bind(peer.rx.level.rawValue)
+    row.bind(HistoryCodes.code(peer.tx.source))
+    row.bind(HistoryCodes.code(peer.rx.source))
+    row.bind(peer.tx.meanOpinionScore)
+    row.bind(peer.rx.meanOpinionScore)
+    row.bind(peer.tx.inputs?.lossRatio)
+    row.bind(peer.rx.inputs?.lossRatio)
+    row.bind(peer.tx.inputs?.jitterMilliseconds)
+    row.bind(peer.rx.inputs?.jitterMilliseconds)
+    row.bind(peer.roundTripMilliseconds)
+    row.bind(HistoryCodes.code(peer.roundTripSource))
+    row.bind(peer.rxPackets)
+    row.bind(peer.rxLost)
+    row.bind(peer.txPackets)
+    row.bind(peer.rxBitsPerSecond)
+    row.bind(peer.streams)
+    Self.bindMedia(peer.media, to: &row)
+    try row.execute()
   }
 
   /// The media columns of a peer's row (docs/media.md): NULL where the peer has none.
-  static func mediaArguments(_ media: PeerMedia?) -> StatementArguments {
-    func video(_ direction: DirectionMedia?) -> [(any DatabaseValueConvertible)?] {
-      guard let direction, direction.videoStreams > 0 else { return [nil, nil, nil, nil] }
-      return [
-        direction.window.framesReceived, direction.framesPerSecond, direction.window.freezes,
-        direction.window.freezesSeconds,
-      ]
+  static func bindMedia(_ media: PeerMedia?, to row: inout SQLiteRowBinder) {
+    func video(_ direction: DirectionMedia?) {
+      let has = (direction?.videoStreams ?? 0) > 0
+      row.bind(has ? direction?.window.framesReceived : nil)
+      row.bind(has ? direction?.framesPerSecond : nil)
+      row.bind(has ? direction?.window.freezes : nil)
+      row.bind(has ? direction?.window.freezesSeconds : nil)
     }
-    func audio(_ direction: DirectionMedia?) -> Double? {
-      guard let direction, direction.audioStreams > 0 else { return nil }
-      return direction.window.concealedSeconds
+    func audio(_ direction: DirectionMedia?) {
+      row.bind((direction?.audioStreams ?? 0) > 0 ? direction?.window.concealedSeconds : nil)
     }
-    func feedback(_ direction: DirectionMedia?) -> [(any DatabaseValueConvertible)?] {
-      guard let direction, !direction.feedbackTotal.isEmpty else { return [nil, nil] }
-      return [
-        direction.feedbackWindow.nackMessages, direction.feedbackWindow.pictureLossIndications,
-      ]
+    func feedback(_ direction: DirectionMedia?) {
+      let has = direction.map { !$0.feedbackTotal.isEmpty } ?? false
+      row.bind(has ? direction?.feedbackWindow.nackMessages : nil)
+      row.bind(has ? direction?.feedbackWindow.pictureLossIndications : nil)
     }
     let rx = media?.rx
-    let rxVideo = video(rx)
-    let pauses: [(any DatabaseValueConvertible)?] =
-      (rx?.videoStreams ?? 0) > 0 ? [rx?.window.pauses, rx?.window.pausesSeconds] : [nil, nil]
-    let values: [(any DatabaseValueConvertible)?] =
-      rxVideo + pauses + video(media?.tx) + [audio(rx), audio(media?.tx)] + feedback(rx)
-      + feedback(media?.tx)
-    return StatementArguments(values)
+    video(rx)
+    let hasRxVideo = (rx?.videoStreams ?? 0) > 0
+    row.bind(hasRxVideo ? rx?.window.pauses : nil)
+    row.bind(hasRxVideo ? rx?.window.pausesSeconds : nil)
+    video(media?.tx)
+    audio(rx)
+    audio(media?.tx)
+    feedback(rx)
+    feedback(media?.tx)
   }
 
   private func insertStreamRow(_ stream: StreamWindow, id: Int64, time: Double, db: Database)

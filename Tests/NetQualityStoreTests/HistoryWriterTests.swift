@@ -1,5 +1,6 @@
 import GRDB
 import NetQualityCore
+import NetQualityExport
 import NetQualityStore
 import XCTest
 
@@ -27,6 +28,84 @@ final class HistoryWriterTests: HistoryTestCase {
     for tick in 0..<script.tickCount {
       try writer.write(script.tick(tick, events: events(tick)))
     }
+  }
+
+  /// Issue 37: every column of a peer's row as bound (the writer binds them to SQLite
+  /// itself): the network figures, and the media ones, NULL where the peer has none.
+  func testEveryColumnOfAPeerRow() throws {
+    let writer = try makeWriter()
+    var snapshot = script.snapshot(0)
+    var media = PeerMedia()
+    media.rx.videoStreams = 1
+    media.rx.window.framesReceived = 59
+    media.rx.framesPerSecond = 29.5
+    media.rx.window.freezes = 2
+    media.rx.window.freezesSeconds = 0.75
+    media.rx.window.pauses = 1
+    media.rx.window.pausesSeconds = 3.25
+    media.rx.feedbackTotal.nackMessages = 9
+    media.rx.feedbackWindow.nackMessages = 4
+    media.rx.feedbackWindow.pictureLossIndications = 3
+    media.tx.audioStreams = 1
+    media.tx.window.concealedSeconds = 0.125
+    snapshot.peers[0].media = media
+    try writer.write(HistoryTick(snapshot: snapshot, events: [], renderCall: CallsJSON.recordText))
+    let peer = snapshot.peers[0]
+    let row = try XCTUnwrap(
+      writer.database.read { db in
+        try Row.fetchOne(
+          db,
+          sql: """
+            SELECT t.* FROM peer_ticks t JOIN peers p ON p.id = t.peer_id
+            WHERE p.name = ?
+            """, arguments: [peer.peer])
+      })
+    XCTAssertEqual(row["time"] as Double, script.time(0))
+    XCTAssertEqual(row["state"] as Int, HistoryCodes.code(peer.state))
+    XCTAssertEqual(row["tx_level"] as Int, peer.tx.level.rawValue)
+    XCTAssertEqual(row["rx_level"] as Int, peer.rx.level.rawValue)
+    XCTAssertEqual(row["tx_source"] as Int?, HistoryCodes.code(peer.tx.source))
+    XCTAssertEqual(row["rx_source"] as Int?, HistoryCodes.code(peer.rx.source))
+    XCTAssertEqual(row["tx_mos"] as Double?, peer.tx.meanOpinionScore)
+    XCTAssertEqual(row["rx_mos"] as Double?, peer.rx.meanOpinionScore)
+    XCTAssertEqual(row["tx_loss_ratio"] as Double?, peer.tx.inputs?.lossRatio)
+    XCTAssertEqual(row["rx_loss_ratio"] as Double?, peer.rx.inputs?.lossRatio)
+    XCTAssertEqual(row["tx_jitter_ms"] as Double?, peer.tx.inputs?.jitterMilliseconds)
+    XCTAssertEqual(row["rx_jitter_ms"] as Double?, peer.rx.inputs?.jitterMilliseconds)
+    XCTAssertEqual(row["rtt_ms"] as Double?, peer.roundTripMilliseconds)
+    XCTAssertEqual(row["rtt_source"] as Int?, HistoryCodes.code(peer.roundTripSource))
+    XCTAssertEqual(row["rx_packets"] as Int64, peer.rxPackets)
+    XCTAssertEqual(row["rx_lost"] as Int64, peer.rxLost)
+    XCTAssertEqual(row["tx_packets"] as Int64, peer.txPackets)
+    XCTAssertEqual(row["rx_bitrate_bps"] as Double, peer.rxBitsPerSecond)
+    XCTAssertEqual(row["streams"] as Int, peer.streams)
+    XCTAssertEqual(row["rx_video_frames"] as Int64?, 59)
+    XCTAssertEqual(row["rx_video_fps"] as Double?, 29.5)
+    XCTAssertEqual(row["rx_video_freezes"] as Int64?, 2)
+    XCTAssertEqual(row["rx_video_freeze_s"] as Double?, 0.75)
+    XCTAssertEqual(row["rx_video_pauses"] as Int64?, 1)
+    XCTAssertEqual(row["rx_video_pause_s"] as Double?, 3.25)
+    XCTAssertNil(row["tx_video_frames"] as Int64?)
+    XCTAssertNil(row["tx_video_fps"] as Double?)
+    XCTAssertNil(row["tx_video_freezes"] as Int64?)
+    XCTAssertNil(row["tx_video_freeze_s"] as Double?)
+    XCTAssertNil(row["rx_audio_concealed_s"] as Double?)
+    XCTAssertEqual(row["tx_audio_concealed_s"] as Double?, 0.125)
+    XCTAssertEqual(row["rx_nacks"] as Int64?, 4)
+    XCTAssertEqual(row["rx_plis"] as Int64?, 3)
+    XCTAssertNil(row["tx_nacks"] as Int64?)
+    XCTAssertNil(row["tx_plis"] as Int64?)
+    // A peer without media: every media column NULL.
+    let other = try XCTUnwrap(
+      writer.database.read { db in
+        try Row.fetchOne(
+          db,
+          sql: """
+            SELECT t.rx_video_frames, t.rx_video_pauses, t.tx_audio_concealed_s, t.rx_nacks
+            FROM peer_ticks t JOIN peers p ON p.id = t.peer_id WHERE p.name = ?
+            """, arguments: [snapshot.peers[1].peer])
+      })
+    XCTAssertEqual(Array(other.databaseValues), [DatabaseValue](repeating: .null, count: 4))
   }
 
   func testEveryTableGetsItsRows() throws {
