@@ -10,17 +10,19 @@ import GRDBSQLite
 /// transaction; only the binding and the step are SQLite's C API
 /// (https://www.sqlite.org/c3ref/bind_blob.html, https://www.sqlite.org/c3ref/step.html).
 struct SQLiteRowBinder {
+  /// GRDB's statement, for its SQL in an error (`Statement.sql` trims it at every call: read
+  /// only when a step fails).
+  private let prepared: Statement
   private let statement: SQLiteStatement
   private let connection: SQLiteConnection?
-  private let sql: String
   /// The 1-based position of the next parameter.
   private var position: Int32 = 1
 
   /// Binds into `statement` (a statement of `db`), from its first parameter.
   init(_ statement: Statement, of db: Database) {
+    prepared = statement
     self.statement = statement.sqliteStatement
     connection = db.sqliteConnection
-    sql = statement.sql
     sqlite3_reset(self.statement)
   }
 
@@ -46,7 +48,8 @@ struct SQLiteRowBinder {
     guard code == SQLITE_DONE else {
       let message = connection.map { String(cString: sqlite3_errmsg($0)) }
       sqlite3_reset(statement)
-      throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+      throw DatabaseError(
+        resultCode: ResultCode(rawValue: code), message: message, sql: prepared.sql)
     }
     sqlite3_reset(statement)
   }
