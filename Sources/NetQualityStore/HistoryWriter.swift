@@ -75,9 +75,11 @@ public final class HistoryWriter {
       }
       try insertTick(tick, time: time, db: db)
       counts["ticks"] = 1
+      // Looked up once per tick: the statement cache hashes the whole SQL at every lookup.
+      let peerRow = try db.cachedStatement(sql: Self.insertPeerRowSQL)
       for peer in tick.snapshot.peers {
         let id = try peerID(peer.peer, at: time, db: db, new: &newPeers)
-        try insertPeerRow(peer, id: id, time: time, db: db)
+        try insertPeerRow(peer, id: id, time: time, statement: peerRow, db: db)
       }
       counts["peer_ticks"] = Int64(tick.snapshot.peers.count)
       if writesStreams {
@@ -119,18 +121,20 @@ public final class HistoryWriter {
     ])
   }
 
-  private func insertPeerRow(_ peer: PeerSnapshot, id: Int64, time: Double, db: Database) throws {
-    let statement = try db.cachedStatement(
-      sql: """
-        INSERT OR REPLACE INTO peer_ticks (time, peer_id, state, tx_level, rx_level, tx_source,
-          rx_source, tx_mos, rx_mos, tx_loss_ratio, rx_loss_ratio, tx_jitter_ms, rx_jitter_ms,
-          rtt_ms, rtt_source, rx_packets, rx_lost, tx_packets, rx_bitrate_bps, streams,
-          rx_video_frames, rx_video_fps, rx_video_freezes, rx_video_freeze_s, rx_video_pauses,
-          rx_video_pause_s, tx_video_frames, tx_video_fps, tx_video_freezes, tx_video_freeze_s,
-          rx_audio_concealed_s, tx_audio_concealed_s, rx_nacks, rx_plis, tx_nacks, tx_plis)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-          ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """)
+  static let insertPeerRowSQL = """
+    INSERT OR REPLACE INTO peer_ticks (time, peer_id, state, tx_level, rx_level, tx_source,
+      rx_source, tx_mos, rx_mos, tx_loss_ratio, rx_loss_ratio, tx_jitter_ms, rx_jitter_ms,
+      rtt_ms, rtt_source, rx_packets, rx_lost, tx_packets, rx_bitrate_bps, streams,
+      rx_video_frames, rx_video_fps, rx_video_freezes, rx_video_freeze_s, rx_video_pauses,
+      rx_video_pause_s, tx_video_frames, tx_video_fps, tx_video_freezes, tx_video_freeze_s,
+      rx_audio_concealed_s, tx_audio_concealed_s, rx_nacks, rx_plis, tx_nacks, tx_plis)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+      ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    """
+
+  private func insertPeerRow(
+    _ peer: PeerSnapshot, id: Int64, time: Double, statement: Statement, db: Database
+  ) throws {
     var row = SQLiteRowBinder(statement, of: db)
     row.bind(time)
     row.bind(id)
