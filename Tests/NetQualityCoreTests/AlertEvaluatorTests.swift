@@ -224,6 +224,8 @@ final class AlertEvaluatorTests: XCTestCase {
           peer: peer, at: time(tick), observe: { _ in .init(measured: value, shown: value) },
           describe: { _, _ in "" })
       }
+      // Settled every third tick: alerts also fire and resolve between two settlings.
+      guard tick % 3 == 2 else { continue }
       evaluator.settleOrder()
       let sorted = evaluator.firing.values.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
       XCTAssertEqual(evaluator.ordered.map(\.id), sorted.map(\.id), "tick \(tick)")

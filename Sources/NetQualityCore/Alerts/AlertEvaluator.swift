@@ -24,7 +24,7 @@ public struct AlertEvaluator: Sendable {
   /// resolved since: the order is kept up to date in one pass, not sorted again every tick.
   public private(set) var ordered: [Alert] = []
   private var firedSinceOrdered: [Alert] = []
-  private var resolvedSinceOrdered: Set<AlertKey> = []
+  private var resolvedSinceOrdered: [Alert] = []
   /// Rules a reload removed or changed: their alerts resolve at the next tick.
   private var retired: Set<String> = []
 
@@ -224,7 +224,7 @@ public struct AlertEvaluator: Sendable {
 
   private mutating func unfire(_ key: AlertKey) -> Alert? {
     guard let alert = firing.removeValue(forKey: key) else { return nil }
-    resolvedSinceOrdered.insert(key)
+    resolvedSinceOrdered.append(alert)
     return alert
   }
 
@@ -234,17 +234,39 @@ public struct AlertEvaluator: Sendable {
   mutating func settleOrder() {
     guard !firedSinceOrdered.isEmpty || !resolvedSinceOrdered.isEmpty else { return }
     let before = { (a: Alert, b: Alert) in (a.start, a.id) < (b.start, b.id) }
-    if !resolvedSinceOrdered.isEmpty {
-      ordered.removeAll { alert in
-        resolvedSinceOrdered.contains(AlertKey(rule: alert.rule, peer: alert.labels["peer"] ?? ""))
-          && firing[AlertKey(rule: alert.rule, peer: alert.labels["peer"] ?? "")]?.id != alert.id
+    // The resolved ones are found by binary search (the order is by start and id) and the
+    // rest moved up in one pass: no alert's labels looked up or key hashed per tick.
+    var drop: [Int] = []
+    for alert in resolvedSinceOrdered {
+      var (low, high) = (0, ordered.count)
+      while low < high {
+        let middle = (low + high) / 2
+        if before(ordered[middle], alert) { low = middle + 1 } else { high = middle }
       }
+      if low < ordered.count, ordered[low].id == alert.id { drop.append(low) }
     }
-    firedSinceOrdered.sort(by: before)
-    if let last = ordered.last, let first = firedSinceOrdered.first, !before(last, first) {
+    if !drop.isEmpty {
+      drop.sort()
+      var (kept, next) = (drop[0], 0)
+      for position in drop[0]..<ordered.count {
+        if next < drop.count, drop[next] == position {
+          next += 1
+          continue
+        }
+        ordered.swapAt(kept, position)
+        kept += 1
+      }
+      ordered.removeLast(ordered.count - kept)
+    }
+    // Fired and resolved since the last settling: never in the order.
+    var fired = firedSinceOrdered.filter { alert in
+      firing[AlertKey(rule: alert.rule, peer: alert.labels["peer"] ?? "")]?.id == alert.id
+    }
+    fired.sort(by: before)
+    if let last = ordered.last, let first = fired.first, !before(last, first) {
       ordered = firing.values.sorted(by: before)
     } else {
-      ordered += firedSinceOrdered
+      ordered += fired
     }
     firedSinceOrdered = []
     resolvedSinceOrdered = []

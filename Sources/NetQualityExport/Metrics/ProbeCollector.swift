@@ -18,7 +18,10 @@ public struct ProbeCollector: MetricsCollector {
   }
 
   public func collect(into out: inout MetricsWriter) {
-    let probed = peers.compactMap { peer in peer.probe.map { (peer.peer, $0) } }
+    // By position: a closure over each snapshot copied every one (hundreds of bytes) per tick.
+    let probed = peers.indices.compactMap { index in
+      peers[index].probe.map { (peers[index].peer, $0) }
+    }
     out.family(.probeInfo)
     for (peer, probe) in probed {
       out.sample(
