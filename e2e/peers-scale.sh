@@ -20,6 +20,9 @@
 #     PEERS (at once), LIFETIME (seconds a peer lives, 0: the whole run), SECONDS_UNDER_LOAD,
 #     RATE (packets/s in all, default 10 a peer), AFTER_SECONDS (how long to watch the agent
 #     after the load: its peers and memory every 10 s, for the memory's return, default 0);
+#     TWO_WAY=1: each peer a two-way call with RTCP (rtp-flood.c --two-way: the local side
+#     sends back to every peer, half the packets each way, and both send a sender report and
+#     CNAME every 5 s);
 #   NETQUALITY_BIN=path for another binary; KEEP=1 keeps the work directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +41,7 @@ lifetime=${LIFETIME:-10}
 seconds=${SECONDS_UNDER_LOAD:-60}
 rate=${RATE:-$((peers * 10))}
 after_seconds=${AFTER_SECONDS:-0}
+two_way=${TWO_WAY:-0}
 
 loopback_namespace nqp
 cc -O2 -Wall -o "$work/rtp-flood" scripts/bench/rtp-flood.c
@@ -46,7 +50,7 @@ port=19471
 dport=42000
 cat >"$work/agent.yaml" <<EOF
 interfaces: [lo]
-bpf_filter: "udp dst port $dport"
+bpf_filter: "udp port $dport or udp port $((dport + 1))"
 local_networks: [127.0.0.1/32]
 listen: "127.0.0.1:$port"
 storage_path: $work/history.db
@@ -68,7 +72,7 @@ cpu_before=$(cpu_ticks)
 load_started=$(date +%s.%N)
 
 spawn ip netns exec "$namespace" timeout -k 5 $((seconds + 30)) "$work/rtp-flood" --streams "$peers" --rate "$rate" \
-  --seconds "$seconds" --lifetime "$lifetime" --dport "$dport" >"$work/flood.out"
+  --seconds "$seconds" --lifetime "$lifetime" --dport "$dport" --two-way "$two_way" >"$work/flood.out"
 flood=$!
 pids+=("$flood")
 spawn ip netns exec "$namespace" python3 e2e/peers_scale.py requests "$port" "$seconds" "$work/requests.tsv"
@@ -101,7 +105,7 @@ watch_ended=$(date +%s.%N)
 
 # SIGTERM while a second flood runs: the agent stops within 5 s whatever it was doing.
 spawn ip netns exec "$namespace" timeout -k 5 30 "$work/rtp-flood" --streams "$peers" --rate "$rate" --seconds 20 \
-  --lifetime "$lifetime" --generation 7 --dport "$dport" >/dev/null
+  --lifetime "$lifetime" --generation 7 --dport "$dport" --two-way "$two_way" >/dev/null
 pids+=($!)
 sleep 6  # a few ticks of the new wave (the load, not a synchronisation)
 term_sent=$(date +%s.%N)
@@ -110,7 +114,7 @@ wait_while 30 alive "$agent" || true
 term_took=$(python3 -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):.2f}')" "$term_sent")
 
 read -r sent took distinct <"$work/flood.out"
-echo "load: $distinct distinct peers ($peers at once, each living $lifetime s), $sent packets in $took s"
+echo "load: $distinct distinct peers ($peers at once, each living $lifetime s$([ "$two_way" = 1 ] && echo ", each a two-way call with RTCP")), $sent packets in $took s"
 echo "capture: $dropped dropped of $((received / 2)) (lo's ps_recv counts each packet twice)"
 awk -v u=$((cpu_after - cpu_before)) -v hz="$(getconf CLK_TCK)" -v s0="$load_started" -v s1="$load_ended" \
   'BEGIN {printf "agent CPU: %.1f s in %.0f s (%.0f %% of a core)\n", u / hz, s1 - s0, u / hz / (s1 - s0) * 100}'

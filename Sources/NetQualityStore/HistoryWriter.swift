@@ -101,10 +101,21 @@ public final class HistoryWriter {
       counts["calls"] = Int64(tick.snapshot.calls.ended.count)
       return .commit
     }
+    // The caches keep the ids of a few ticks' worth of peers and streams, not of every one ever
+    // seen: a TURN host sees millions of distinct addresses in a month. Past four times this
+    // tick's count they start again (the next tick reads its ids back, once).
+    if peerIDs.count > Self.idCacheLimit(tick.snapshot.peers.count) { peerIDs = [:] }
+    if streamIDs.count > Self.idCacheLimit(tick.snapshot.streams.count) { streamIDs = [:] }
     peerIDs.merge(newPeers) { $1 }
     streamIDs.merge(newStreams) { $1 }
     rowsWritten.merge(counts, uniquingKeysWith: +)
   }
+
+  /// The most ids a cache keeps for a tick of `count` peers or streams.
+  static func idCacheLimit(_ count: Int) -> Int { 4 * max(count, 4096) }
+
+  /// How many peer and stream ids are cached (for tests of the bound).
+  var cachedIDs: (peers: Int, streams: Int) { (peerIDs.count, streamIDs.count) }
 
   private func insertTick(_ tick: HistoryTick, time: Double, db: Database) throws {
     let snapshot = tick.snapshot

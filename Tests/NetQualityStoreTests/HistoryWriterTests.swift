@@ -1,8 +1,9 @@
 import GRDB
 import NetQualityCore
 import NetQualityExport
-import NetQualityStore
 import XCTest
+
+@testable import NetQualityStore
 
 final class HistoryWriterTests: HistoryTestCase {
   /// Ten ticks of three peers: .3 connects at tick 2, .2 disconnects at tick 6, an alert on .1
@@ -106,6 +107,39 @@ final class HistoryWriterTests: HistoryTestCase {
             """, arguments: [snapshot.peers[1].peer])
       })
     XCTAssertEqual(Array(other.databaseValues), [DatabaseValue](repeating: .null, count: 4))
+  }
+
+  /// Issue 37: the writer's id caches stay bounded however many distinct peers come and go
+  /// (a TURN host's month), and a peer that comes back after the cache started again keeps
+  /// its id.
+  func testIDCacheBoundedUnderChurn() throws {
+    let writer = try makeWriter()
+    var script = TickScript(tickCount: 1)
+    let limit = HistoryWriter.idCacheLimit(2000)
+    var largest = 0
+    for wave in 0..<12 {
+      script.start = TickScript.epoch + Double(wave) * 2
+      script.peerNames = (0..<2000).map { "10.\(wave).\($0 / 250).\($0 % 250)" }
+      try writer.write(script.tick(0))
+      largest = max(largest, writer.cachedIDs.peers)
+    }
+    XCTAssertLessThanOrEqual(largest, limit + 2000)
+    XCTAssertLessThan(writer.cachedIDs.peers, 12 * 2000)
+    // The first wave again: the same ids (no new peers), its rows under them.
+    script.start = TickScript.epoch + 100
+    script.peerNames = (0..<2000).map { "10.0.\($0 / 250).\($0 % 250)" }
+    try writer.write(script.tick(0))
+    XCTAssertEqual(try count("peers", in: writer.database), 12 * 2000)
+    let firstWaveIDs = try writer.database.read { db in
+      try Int.fetchOne(
+        db,
+        sql: """
+          SELECT count(DISTINCT t.peer_id) FROM peer_ticks t JOIN peers p ON p.id = t.peer_id
+          WHERE p.name LIKE '10.0.%'
+          """)
+    }
+    XCTAssertEqual(firstWaveIDs, 2000)
+    XCTAssertEqual(try count("peer_ticks", in: writer.database), 13 * 2000)
   }
 
   func testEveryTableGetsItsRows() throws {

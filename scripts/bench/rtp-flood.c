@@ -13,6 +13,15 @@
  *                      address and SSRC (churn: calls ending and starting); 0 = forever
  *     --generation G   first identity generation (a second churn wave uses new addresses)
  *     --dport P        destination UDP port (default 41000)
+ *     --two-way 1      a two-way call per stream: the local side (127.0.0.1, port P) sends a
+ *                      stream back to each peer, half the packets each way, and both sides
+ *                      send RTCP every 5 s (RFC 3550 6.2) on the RTP port + 1 (peers' RTP
+ *                      ports even): a sender report with one report block about the other
+ *                      side's stream, its LSR and DLSR echoing the other side's last SR
+ *                      (RFC 3550 6.4.1: the round trip can be computed), and an SDES CNAME
+ *                      (RFC 3550 6.5.1) in the same compound packet. An RTCP packet takes the
+ *                      place of that round's media packet of its direction (no sequence
+ *                      number used: no loss).
  *
  * Streams are served round robin, so each gets RATE / STREAMS packets/s; the RTP timestamp
  * advances by the 8 kHz clock over that interval, so jitter stays near 0. Prints one line:
@@ -35,6 +44,29 @@
 
 enum { BATCH = 512, PAYLOAD = 160, RTP_HEADER = 12 };
 enum { PACKET = sizeof(struct iphdr) + sizeof(struct udphdr) + RTP_HEADER + PAYLOAD };
+/* SR with one report block (RFC 3550 6.4.1: 28 + 24 bytes) and SDES with one CNAME chunk
+ * ("nq": 4 + 12 bytes with the end item and padding). */
+enum { SR_BYTES = 52, SDES_BYTES = 16, RTCP_BYTES = SR_BYTES + SDES_BYTES };
+enum { RTCP_INTERVAL_NS = 5000000000ull };
+
+static void put16(uint8_t *p, uint16_t v) { v = htons(v); memcpy(p, &v, 2); }
+static void put32(uint8_t *p, uint32_t v) { v = htonl(v); memcpy(p, &v, 4); }
+
+/* NTP time (RFC 5905) of the monotonic clock: only differences matter here. */
+static uint64_t ntp_of(uint64_t ns) {
+  return ((ns / 1000000000ull) << 32) | (((ns % 1000000000ull) << 32) / 1000000000ull);
+}
+
+/* One side of a stream's call: what its RTP and RTCP need. */
+struct side {
+  uint16_t sequence;
+  uint32_t timestamp;
+  uint32_t packets, octets;
+  uint64_t next_rtcp_ns;
+  /* The middle 32 bits of the other side's last SR and when it came (RFC 3550 6.4.1). */
+  uint32_t last_sr_middle;
+  uint64_t last_sr_ns;
+};
 
 static uint64_t now_ns(void) {
   struct timespec now;
@@ -56,6 +88,7 @@ int main(int argc, char **argv) {
   long lifetime = option(argc, argv, "--lifetime", 0);
   long generation0 = option(argc, argv, "--generation", 0);
   long dport = option(argc, argv, "--dport", 41000);
+  long two_way = option(argc, argv, "--two-way", 0);
   if (streams < 1 || rate < 1 || seconds < 1 || per_peer < 1 || lifetime < 0 || dport < 1 ||
       dport > 65535) {
     fprintf(stderr, "rtp-flood: bad option (see the comment at the top of rtp-flood.c)\n");
@@ -70,6 +103,20 @@ int main(int argc, char **argv) {
     perror("rtp-flood: bind the swallowing socket");
     return 1;
   }
+  if (two_way) {
+    /* The RTCP port, and the peers' RTP and RTCP ports on every loopback address. */
+    for (long port = 0; port < 1 + 2 * per_peer; port++) {
+      struct sockaddr_in also = {.sin_family = AF_INET};
+      also.sin_port = htons((uint16_t)(port == 0 ? dport + 1 : 30000 + port - 1));
+      also.sin_addr.s_addr = port == 0 ? htonl(0x7F000001) : htonl(INADDR_ANY);
+      int swallow = socket(AF_INET, SOCK_DGRAM, 0);
+      setsockopt(swallow, SOL_SOCKET, SO_RCVBUF, &tiny, sizeof tiny);
+      if (bind(swallow, (struct sockaddr *)&also, sizeof also) != 0) {
+        perror("rtp-flood: bind a swallowing socket");
+        return 1;
+      }
+    }
+  }
   int raw = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
   if (raw < 0) {
     perror("rtp-flood: raw socket (needs root)");
@@ -78,10 +125,11 @@ int main(int argc, char **argv) {
   int big = 8 << 20;
   setsockopt(raw, SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
 
-  /* Per stream: sequence number, RTP timestamp and the generation it is in. */
-  uint16_t *sequence = calloc((size_t)streams, sizeof *sequence);
-  uint32_t *timestamp = calloc((size_t)streams, sizeof *timestamp);
+  /* Per stream: each side (0: the peer, 1: the local side) and the generation it is in, and
+   * which side sends next. */
+  struct side *sides = calloc((size_t)streams * 2, sizeof *sides);
   long *generation = calloc((size_t)streams, sizeof *generation);
+  uint8_t *turn = calloc((size_t)streams, 1);
   static uint8_t packets[BATCH][PACKET];
   static struct iovec vectors[BATCH];
   static struct mmsghdr messages[BATCH];
@@ -92,11 +140,10 @@ int main(int argc, char **argv) {
     messages[i].msg_hdr.msg_namelen = sizeof destination;
     messages[i].msg_hdr.msg_iov = &vectors[i];
     messages[i].msg_hdr.msg_iovlen = 1;
-    memset(packets[i] + PACKET - PAYLOAD, 0xD5, PAYLOAD); /* PCMU silence */
   }
   for (long s = 0; s < streams; s++) generation[s] = -1;
   /* 8 kHz clock ticks between two packets of one stream (RFC 3551 PCMU). */
-  uint32_t step = (uint32_t)((8000.0 * (double)streams) / (double)rate + 0.5);
+  uint32_t step = (uint32_t)((8000.0 * (double)streams * (two_way ? 2 : 1)) / (double)rate + 0.5);
   uint64_t start = now_ns(), total = (uint64_t)rate * (uint64_t)seconds;
   uint64_t sent = 0, distinct = 0, next = 0;
   long cursor = 0;
@@ -121,37 +168,90 @@ int main(int argc, char **argv) {
         if (lifetime > 0) g += (long)((at + (double)lifetime * (double)s / (double)streams) / (double)lifetime);
         if (g != generation[s]) {
           generation[s] = g;
-          sequence[s] = (uint16_t)(s * 7919);
-          timestamp[s] = (uint32_t)s * 104729u;
+          for (int side = 0; side < 2; side++) {
+            struct side *x = &sides[2 * s + side];
+            memset(x, 0, sizeof *x);
+            x->sequence = (uint16_t)(s * 7919 + side * 30011);
+            x->timestamp = (uint32_t)s * 104729u + (uint32_t)side * 7u;
+            /* Staggered over the interval, so RTCP is spread evenly. */
+            x->next_rtcp_ns = elapsed + (uint64_t)(RTCP_INTERVAL_NS * (uint64_t)s / (uint64_t)streams);
+          }
+          turn[s] = 0;
           distinct++;
         }
         uint64_t identity = (uint64_t)g * (uint64_t)streams + (uint64_t)s;
-        uint32_t peer = (uint32_t)(identity / (uint64_t)per_peer);
+        uint32_t peer = htonl((127u << 24) + (16u << 16) + (uint32_t)(identity / (uint64_t)per_peer));
+        uint16_t peer_port = (uint16_t)(30000 + (two_way ? 2 : 1) * (identity % (uint64_t)per_peer));
+        int local = two_way ? turn[s] : 0;
+        if (two_way) turn[s] ^= 1;
+        struct side *me = &sides[2 * s + local], *other = &sides[2 * s + !local];
+        uint32_t my_ssrc = (local ? 0x20AD0000u : 0x10AD0000u) ^ (uint32_t)identity;
+        uint32_t other_ssrc = (local ? 0x10AD0000u : 0x20AD0000u) ^ (uint32_t)identity;
+        uint64_t now = start + elapsed;
+        int rtcp = two_way && now - start >= me->next_rtcp_ns;
+        size_t size = sizeof(struct iphdr) + sizeof(struct udphdr) + (rtcp ? RTCP_BYTES : RTP_HEADER + PAYLOAD);
         uint8_t *p = packets[i];
+        vectors[i].iov_len = size;
         struct iphdr *ip = (struct iphdr *)p;
         memset(ip, 0, sizeof *ip);
         ip->version = 4;
         ip->ihl = 5;
         ip->ttl = 64;
         ip->protocol = IPPROTO_UDP;
-        ip->tot_len = htons(PACKET);
-        ip->saddr = htonl((127u << 24) + (16u << 16) + peer);
-        ip->daddr = destination.sin_addr.s_addr;
+        ip->tot_len = htons((uint16_t)size);
+        ip->saddr = local ? destination.sin_addr.s_addr : peer;
+        ip->daddr = local ? peer : destination.sin_addr.s_addr;
         struct udphdr *udp = (struct udphdr *)(p + sizeof *ip);
-        udp->source = htons((uint16_t)(30000 + identity % (uint64_t)per_peer));
-        udp->dest = htons((uint16_t)dport);
-        udp->len = htons(PACKET - sizeof *ip);
+        uint16_t local_port = (uint16_t)dport;
+        udp->source = htons((uint16_t)((local ? local_port : peer_port) + rtcp));
+        udp->dest = htons((uint16_t)((local ? peer_port : local_port) + rtcp));
+        udp->len = htons((uint16_t)(size - sizeof *ip));
         udp->check = 0; /* optional in IPv4 (RFC 768) */
-        uint8_t *rtp = p + sizeof *ip + sizeof *udp;
-        rtp[0] = 0x80;
-        rtp[1] = 0; /* PCMU */
-        uint16_t seq = htons(sequence[s]++);
-        uint32_t ts = htonl(timestamp[s]);
-        timestamp[s] += step;
-        uint32_t ssrc = htonl(0x10AD0000u ^ (uint32_t)identity);
-        memcpy(rtp + 2, &seq, 2);
-        memcpy(rtp + 4, &ts, 4);
-        memcpy(rtp + 8, &ssrc, 4);
+        uint8_t *body = p + sizeof *ip + sizeof *udp;
+        if (rtcp) {
+          me->next_rtcp_ns += RTCP_INTERVAL_NS;
+          uint64_t ntp = ntp_of(now);
+          body[0] = 0x81; /* V=2, one report block */
+          body[1] = 200;  /* SR */
+          put16(body + 2, SR_BYTES / 4 - 1);
+          put32(body + 4, my_ssrc);
+          put32(body + 8, (uint32_t)(ntp >> 32));
+          put32(body + 12, (uint32_t)ntp);
+          put32(body + 16, me->timestamp);
+          put32(body + 20, me->packets);
+          put32(body + 24, me->octets);
+          uint8_t *block = body + 28;
+          put32(block, other_ssrc);
+          put32(block + 4, 0); /* fraction and cumulative lost: none */
+          put32(block + 8, (uint32_t)(uint16_t)(other->sequence - 1));
+          put32(block + 12, 0); /* interarrival jitter */
+          uint32_t delay = me->last_sr_ns ? (uint32_t)(((now - me->last_sr_ns) << 16) / 1000000000ull) : 0;
+          put32(block + 16, me->last_sr_middle);
+          put32(block + 20, me->last_sr_middle ? delay : 0);
+          /* The other side receives this SR now (loopback): its next report echoes it. */
+          other->last_sr_middle = (uint32_t)(ntp >> 16);
+          other->last_sr_ns = now;
+          uint8_t *sdes = body + SR_BYTES;
+          sdes[0] = 0x81; /* V=2, one chunk */
+          sdes[1] = 202;  /* SDES */
+          put16(sdes + 2, SDES_BYTES / 4 - 1);
+          put32(sdes + 4, my_ssrc);
+          sdes[8] = 1; /* CNAME */
+          sdes[9] = 2;
+          sdes[10] = 'n';
+          sdes[11] = 'q';
+          memset(sdes + 12, 0, 4); /* the end item and padding */
+        } else {
+          body[0] = 0x80;
+          body[1] = 0; /* PCMU */
+          put16(body + 2, me->sequence++);
+          put32(body + 4, me->timestamp);
+          put32(body + 8, my_ssrc);
+          memset(body + RTP_HEADER, 0xD5, PAYLOAD); /* PCMU silence */
+          me->packets++;
+          me->octets += PAYLOAD;
+        }
+        me->timestamp += step;
       }
       int done = 0;
       while (done < count) {
