@@ -281,5 +281,12 @@ public struct AlertEvaluator: Sendable {
     if firing.capacity > 4 * max(firing.count, 1024) {
       firing = Dictionary(uniqueKeysWithValues: firing.map { ($0.key, $0.value) })
     }
+    if ordered.capacity > 4 * max(ordered.count, 1024) {
+      // A new buffer of the size left (`Array(ordered)` would share the old one).
+      var smaller: [Alert] = []
+      smaller.reserveCapacity(ordered.count)
+      smaller.append(contentsOf: ordered)
+      ordered = smaller
+    }
   }
 }
