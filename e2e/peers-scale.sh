@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Many distinct peers, on time (issue 37, its CI size): a TURN or SFU host sees thousands of
 # peer addresses coming and going. In a network namespace of its own, the release agent
-# (`make install`'s build) captures lo while scripts/bench/rtp-flood.c sends RTP from PEERS
-# distinct source addresses at once (default 3,000), each stream living LIFETIME seconds
-# (default 10) before its slot starts a new stream from a new address: 300 new peers a second,
-# for SECONDS (default 60), 10 packets/s each. Meanwhile a client asks the API, the status page
+# (`make install`'s build) captures lo while scripts/bench/rtp-flood.c runs a two-way call with
+# RTCP with each of PEERS distinct source addresses at once (default 3,000), each call living
+# LIFETIME seconds (default 10) before its slot starts a new one with a new address: 300 new
+# peers a second, for SECONDS (default 60), 10 packets/s a call (5 each way). Meanwhile a client asks the API, the status page
 # and /metrics in turn, as fast as they answer. Checks:
 #   - every tick started within 200 ms of its grid time (the agent's
 #     netquality_tick_lateness_seconds, read at every tick), and its dashboard frame (the
@@ -20,9 +20,9 @@
 #     PEERS (at once), LIFETIME (seconds a peer lives, 0: the whole run), SECONDS_UNDER_LOAD,
 #     RATE (packets/s in all, default 10 a peer), AFTER_SECONDS (how long to watch the agent
 #     after the load: its peers and memory every 10 s, for the memory's return, default 0);
-#     TWO_WAY=1: each peer a two-way call with RTCP (rtp-flood.c --two-way: the local side
-#     sends back to every peer, half the packets each way, and both send a sender report and
-#     CNAME every 5 s);
+#     TWO_WAY (default 1: each peer a two-way call with RTCP, rtp-flood.c --two-way: the local
+#     side sends back to every peer, half the packets each way, and both send a sender report
+#     and CNAME every 5 s; 0: one-way RTP from the peers, no RTCP, the earlier bench);
 #   NETQUALITY_BIN=path for another binary; KEEP=1 keeps the work directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +41,7 @@ lifetime=${LIFETIME:-10}
 seconds=${SECONDS_UNDER_LOAD:-60}
 rate=${RATE:-$((peers * 10))}
 after_seconds=${AFTER_SECONDS:-0}
-two_way=${TWO_WAY:-0}
+two_way=${TWO_WAY:-1}
 
 loopback_namespace nqp
 cc -O2 -Wall -o "$work/rtp-flood" scripts/bench/rtp-flood.c
