@@ -167,8 +167,8 @@ public enum StatusPage {
     var newest: [Int] = []
     newest.reserveCapacity(listedAlerts + 1)
     for index in alerts.indices {
-      if newest.count == listedAlerts, let oldest = newest.last {
-        if alerts[index].start < alerts[oldest].start || !isNewer(index, oldest) { continue }
+      if newest.count == listedAlerts, let oldest = newest.last, !isNewer(index, oldest) {
+        continue
       }
       let position = newest.firstIndex { isNewer(index, $0) } ?? newest.endIndex
       newest.insert(index, at: position)

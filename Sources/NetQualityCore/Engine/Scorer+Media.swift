@@ -28,10 +28,8 @@ extension Scorer {
       }
       mediaBaselines[index] = MediaBaseline(
         firstArrival: stream.firstArrival, counts: stream.counts)
-      let name =
-        index < streamPeerNames.count && !streamPeerNames[index].isEmpty
-          && baselines[index].firstArrival == stream.firstArrival
-        ? streamPeerNames[index] : configuration.peerName(stream.peer)
+      let name = knownPeerName(
+        ofStream: index, firstArrival: stream.firstArrival, address: stream.peer)
       let fps = stream.isVideo && interval > 0 ? Double(window.framesReceived) / interval : nil
       streams.append(
         StreamMediaSnapshot(

@@ -262,6 +262,17 @@ public struct Scorer: Sendable {
     return streamPeerNames[index]
   }
 
+  /// The peer name this tick made for the stream at `index` if that is the stream that
+  /// started at `firstArrival` (a media stream the harvest's streams did not carry: made now).
+  func knownPeerName(ofStream index: Int, firstArrival: CaptureTime, address: IPAddress)
+    -> String
+  {
+    guard index < streamPeerNames.count, !streamPeerNames[index].isEmpty,
+      baselines[index].firstArrival == firstArrival
+    else { return configuration.peerName(address) }
+    return streamPeerNames[index]
+  }
+
   /// A dictionary keeps its capacity when entries leave: after a wave of peers is forgotten,
   /// the tables are rebuilt at the size of what is left, so memory comes back.
   private mutating func shrinkAfterChurn() {
