@@ -229,6 +229,8 @@ final class CallScenarioTests: XCTestCase {
     XCTAssertEqual(record.rx.packets, 500)
     XCTAssertEqual(record.peers, [Scenario.peer])
     XCTAssertEqual(record.end.seconds(since: Scenario.time(9.98)), 0, accuracy: 0.001)
+    // Answered at its first packet, not at the last packet of its first tick (issue 38: 1.98 s).
+    XCTAssertEqual(record.answer, Scenario.time(0))
   }
 
   /// SIPp without per-call media ports: two calls whose callee receives on one port, told
@@ -301,6 +303,7 @@ final class CallScenarioTests: XCTestCase {
     XCTAssertEqual(record.endReason, .dtlsAlert)
     XCTAssertEqual(record.streamCount, 2)
     XCTAssertEqual(record.start, Scenario.time(0.05))
+    XCTAssertEqual(record.answer, Scenario.time(0.1))
     XCTAssertNil(record.callID)
   }
 

@@ -5,6 +5,7 @@ struct CallQuality {
   /// Made at the call's first media: pools, dampers, the media's connection state, the time at
   /// each level shown.
   var record: PeerRecord?
+  /// The first packet of the call's earliest stream (`CallTracker.bind`).
   var firstMedia: CaptureTime?
   /// The latest media or RTCP of the call.
   var lastActivity: CaptureTime?
@@ -98,8 +99,8 @@ extension CallTracker {
       if let jitter = report.jitterMilliseconds { txJitter = max(txJitter ?? jitter, jitter) }
     }
     guard let lastActivity = state.quality.lastActivity else { return }
-    if state.quality.firstMedia == nil {
-      state.quality.firstMedia = lastActivity
+    if state.quality.record == nil {
+      state.quality.firstMedia = state.quality.firstMedia ?? lastActivity
       state.quality.record = PeerRecord(firstSeen: lastActivity)
     }
     guard var record = state.quality.record else { return }

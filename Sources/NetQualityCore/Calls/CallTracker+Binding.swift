@@ -59,6 +59,12 @@ extension CallTracker {
       bindings[birth.streamIndex].generation = calls[Int(slot)].generation
     }
     positionSlots[birth.position] = slot
+    // The call's first media (a WebRTC or media call's answer): its earliest stream's first
+    // packet, from the call's start for a stream older than the call (issue 38: the last
+    // packet of the first tick was taken, up to 2 s late).
+    let firstMedia = max(birth.firstArrival, calls[Int(slot)].start)
+    calls[Int(slot)].quality.firstMedia = min(
+      calls[Int(slot)].quality.firstMedia ?? firstMedia, firstMedia)
     calls[Int(slot)].streamCount += 1
     if calls[Int(slot)].streams.count < CallRecord.maxStreams {
       let direction = StreamDirection(
