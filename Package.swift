@@ -117,7 +117,8 @@ let package = Package(
     ),
     // The analysis engine timed alone over a capture held in memory (see scripts/bench.sh).
     .executableTarget(
-      name: "netquality-engine-bench", dependencies: ["NetQualityCore", "NetQualityCapture"]),
+      name: "netquality-engine-bench",
+      dependencies: ["NetQualityCore", "NetQualityCapture", "NetQualitySynth"]),
     // The history's writing, maintenance and queries timed over simulated days of ticks (see
     // scripts/bench-history.sh).
     .executableTarget(

@@ -13,6 +13,7 @@ import NetQualityCore
 ///
 ///     netquality-engine-bench FILE [ROUNDS]
 ///     netquality-engine-bench --feed FILE
+///     netquality-engine-bench --churn PEERS_PER_SECOND LIFETIME SECONDS   (ChurnTickBenchmark)
 ///
 /// `--feed` streams the file through the analyser once, as `netquality analyze` does (libpcap
 /// reading, the per-packet path, the report), and prints the report's stream and packet counts:
@@ -24,6 +25,16 @@ struct EngineBenchmark {
     let arguments = CommandLine.arguments
     if arguments.count == 3 && arguments[1] == "--feed" {
       feedOnce(arguments[2])
+      return
+    }
+    if arguments.count == 5 && arguments[1] == "--churn" {
+      let numbers = arguments[2...].compactMap { Int($0) }.filter { $0 > 0 }
+      guard numbers.count == 3 else {
+        printError("usage: netquality-engine-bench --churn PEERS_PER_SECOND LIFETIME SECONDS")
+        exit(2)
+      }
+      ChurnTickBenchmark.run(
+        peersPerSecond: numbers[0], lifetimeSeconds: numbers[1], seconds: numbers[2])
       return
     }
     guard arguments.count >= 2, arguments.count <= 3 else {

@@ -7,6 +7,13 @@ extension Scorer {
     var counts: MediaCounts
   }
 
+  /// What the scorer keeps of an address pair's RTCP feedback between ticks: its counts, and
+  /// the name of the peer it is about.
+  struct FeedbackBaseline: Sendable {
+    var counts: FeedbackCounts
+    var peer: String
+  }
+
   /// The tick's media, per stream and per peer (by name).
   mutating func mediaTick(_ harvest: StreamHarvest, interval: Double)
     -> (streams: [StreamMediaSnapshot], peers: PeerMediaTable)
@@ -54,7 +61,8 @@ extension Scorer {
         mediaFleet.tx.add(window)
       }
     }
-    var keptFeedback: [AddressPair: FeedbackCounts] = [:]
+    var keptFeedback: [AddressPair: FeedbackBaseline] = [:]
+    keptFeedback.reserveCapacity(harvest.feedbackByPair.count)
     for (pair, counts) in harvest.feedbackByPair {
       let direction = StreamDirection(
         source: pair.source, destination: pair.destination,
@@ -67,9 +75,14 @@ extension Scorer {
       case .rx: peer = pair.source
       case .local, .transit: continue
       }
-      let window = counts.since(feedbackBaselines[pair] ?? FeedbackCounts())
-      keptFeedback[pair] = counts
-      let position = peers.position(of: configuration.peerName(peer))
+      let baseline = feedbackBaselines[pair]
+      let window = counts.since(baseline?.counts ?? FeedbackCounts())
+      // The peer's name made once per pair (formatting an address for every pair at every
+      // tick was 2 % of a tick under churn); empty after a reload, which may regroup peers.
+      let kept = baseline?.peer ?? ""
+      let name = kept.isEmpty ? configuration.peerName(peer) : kept
+      keptFeedback[pair] = FeedbackBaseline(counts: counts, peer: name)
+      let position = peers.position(of: name)
       if direction == .tx {
         peers.records[position].rx.feedbackWindow.add(window)
         peers.records[position].rx.feedbackTotal.add(counts)
@@ -81,12 +94,6 @@ extension Scorer {
       }
     }
     feedbackBaselines = keptFeedback
-    // Sorted by position, then laid out once: a sort of the snapshots themselves moved each
-    // (hundreds of bytes) again at every step of the merge.
-    let order = streams.indices.sorted {
-      (streams[$0].peer, streams[$0].direction.rawValue, streams[$0].key.ssrc, $0)
-        < (streams[$1].peer, streams[$1].direction.rawValue, streams[$1].key.ssrc, $1)
-    }
-    return (order.map { streams[$0] }, peers)
+    return (streams, peers)
   }
 }

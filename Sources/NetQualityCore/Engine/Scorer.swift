@@ -34,7 +34,7 @@ public struct Scorer: Sendable {
   /// Each media stream's counts and each address pair's feedback at the previous tick
   /// (`Scorer+Media.swift`).
   var mediaBaselines = ChunkedArray<MediaBaseline?>()
-  var feedbackBaselines: [AddressPair: FeedbackCounts] = [:]
+  var feedbackBaselines: [AddressPair: FeedbackBaseline] = [:]
   var mediaFleet = MediaFleetCounters()
   /// Calls: SIP dialogs, WebRTC sessions and media sessions, and their records.
   var calls: CallTracker
@@ -50,6 +50,9 @@ public struct Scorer: Sendable {
   public mutating func reconfigure(_ newConfiguration: EngineConfiguration) {
     // The peer groups may have changed: every name is made again.
     streamPeerNames = ChunkedArray(repeating: "", count: streamPeerNames.count)
+    feedbackBaselines = feedbackBaselines.mapValues {
+      FeedbackBaseline(counts: $0.counts, peer: "")
+    }
     configuration = newConfiguration
     alerts.replaceRules(newConfiguration.alertRules)
     calls.settings = newConfiguration.calls

@@ -69,7 +69,8 @@ public struct MediaFleetCounters: Sendable, Equatable {
 
 /// What a tick publishes of media experience (`Snapshot.media`).
 public struct MediaTickSnapshot: Sendable, Equatable {
-  /// The streams with media tracking, by peer, direction and SSRC.
+  /// The streams with media tracking, in the harvest's order (the streams API finds them by
+  /// key): a sort by peer name cost 8 % of a tick under churn (issue 37).
   public var streams: [StreamMediaSnapshot] = []
   public var fleet = MediaFleetCounters()
 
