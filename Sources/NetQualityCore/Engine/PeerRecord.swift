@@ -19,6 +19,8 @@ struct PeerRecord {
   var interfaces = InterfaceSet()
   /// Time at each level shown, and the worst of the last minute (`/metrics`).
   var levelCounters = PeerLevelCounters()
+  /// The last snapshot's probe figures and media, boxed: reused while they stay the same.
+  var extras: OutOfLine<PeerExtras>?
 
   init(firstSeen: CaptureTime) {
     tracker = ConnectionTracker(firstSeen: firstSeen)

@@ -14,13 +14,14 @@ extension Scorer {
     var peer: String
   }
 
-  /// The tick's media, per stream and per peer (by name).
-  mutating func mediaTick(_ harvest: StreamHarvest, interval: Double)
-    -> (streams: [StreamMediaSnapshot], peers: PeerMediaTable)
-  {
+  /// The tick's media per stream; per peer (by name) in `peerMedia`.
+  mutating func mediaTick(_ harvest: StreamHarvest, interval: Double) -> [StreamMediaSnapshot] {
     var streams: [StreamMediaSnapshot] = []
     streams.reserveCapacity(harvest.media.count)
-    var peers = PeerMediaTable(capacity: harvest.media.count)
+    var peers = PeerMediaTable()
+    swap(&peers, &peerMedia)
+    defer { swap(&peers, &peerMedia) }
+    peers.removeAll()
     for stream in harvest.media {
       // By the stream's index, changed in place (`follow(_:)` moves them when the analyzer
       // compacts): a table rebuilt every tick cost a hash and an insert per media stream.
@@ -94,6 +95,6 @@ extension Scorer {
       }
     }
     feedbackBaselines = keptFeedback
-    return (streams, peers)
+    return streams
   }
 }

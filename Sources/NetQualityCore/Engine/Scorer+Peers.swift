@@ -41,6 +41,8 @@ extension Scorer {
     }
     record.interfaces = window.interfaces
     record.levelCounters.record(rx: rx.level, tx: tx.level, seconds: intervalSeconds, at: now)
+    let extras = PeerExtras.boxed(probe: probe, media: media, reusing: record.extras)
+    record.extras = extras
     peers[name] = record
 
     let snapshot = PeerSnapshot(
@@ -55,7 +57,7 @@ extension Scorer {
       txRetransmittedPackets: window.txRetransmitted.window, rxFECPackets: window.rxFEC.window,
       rxRetransmittedTotal: window.rxRetransmitted.total,
       txRetransmittedTotal: window.txRetransmitted.total, rxFECTotal: window.rxFEC.total,
-      streams: window.streams, probe: probe, media: media)
+      streams: window.streams, extras: extras)
     events += alertEvents(snapshot, now: now)
     return (snapshot, events)
   }

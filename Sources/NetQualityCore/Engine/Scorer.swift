@@ -35,6 +35,8 @@ public struct Scorer: Sendable {
   /// (`Scorer+Media.swift`).
   var mediaBaselines = ChunkedArray<MediaBaseline?>()
   var feedbackBaselines: [AddressPair: FeedbackBaseline] = [:]
+  /// The tick's media per peer (`mediaTick`), kept from tick to tick for its storage.
+  var peerMedia = PeerMediaTable()
   var mediaFleet = MediaFleetCounters()
   /// Calls: SIP dialogs, WebRTC sessions and media sessions, and their records.
   var calls: CallTracker
@@ -190,7 +192,7 @@ public struct Scorer: Sendable {
       }
       if probedNames[safe: probedPosition] == name { probedPosition += 1 }
       let (snapshot, peerEvents) = updatePeer(
-        name, window, probe: probed[name], media: media.peers[name], now: now,
+        name, window, probe: probed[name], media: peerMedia[name], now: now,
         intervalSeconds: interval)
       counters.record(snapshot, seconds: interval)
       snapshots.append(snapshot)
@@ -224,7 +226,7 @@ public struct Scorer: Sendable {
     var snapshot = Snapshot(
       time: now, intervalSeconds: interval, hostRx: hostRx, hostTx: hostTx, peers: snapshots,
       streams: windows, counters: counters, calls: callsSnapshot)
-    snapshot.media = MediaTickSnapshot(streams: media.streams, fleet: mediaFleet)
+    snapshot.media = MediaTickSnapshot(streams: media, fleet: mediaFleet)
     follow(harvest.remap)
     alerts.settleOrder()
     shrinkAfterChurn()
