@@ -13,7 +13,12 @@ import NetQualitySynth
 ///
 /// Prints, for the ticks of the last third (the steady state), the peers held and the median
 /// and maximum time of `Engine.tick` (harvest and scoring; the agent's publishing is not in
-/// it).
+/// it); then ticks on without traffic until no peer is left, and prints the resident memory
+/// before and after (the heap trimmed, as the agent does).
+/// glibc's `malloc_trim(3)` (in <malloc.h>, which Swift's Glibc module does not import).
+@_silgen_name("malloc_trim")
+private func mallocTrim(_ pad: Int) -> Int32
+
 enum ChurnTickBenchmark {
   /// 200 ms between a side's packets (5 a second), a sender report every 5 s (RFC 3550
   /// section 6.2's minimum interval), ticks every 2 s (the agent's).
@@ -62,6 +67,17 @@ enum ChurnTickBenchmark {
         nextTick += tickNanoseconds
       }
     }
+    // Then the quiet after the churn: the timers and the grace run out, every peer is
+    // forgotten, and the engine's memory should come back (the agent trims the heap then too).
+    let peak = residentMebibytes()
+    var held = 1
+    let quietEnd = nextTick + 300 * 1_000_000_000
+    while held > 0 && nextTick < quietEnd {
+      held = engine.tick(at: CaptureTime(nanosecondsSinceEpoch: nextTick)).snapshot.peers.count
+      nextTick += tickNanoseconds
+    }
+    _ = mallocTrim(0)
+    let quietSeconds = (nextTick - end) / 1_000_000_000
     let steady = tickNanosecondsTaken.suffix(max(1, tickNanosecondsTaken.count / 3))
     let times = steady.map(\.nanoseconds).sorted()
     let peers = steady.map(\.peers).sorted()
@@ -69,7 +85,18 @@ enum ChurnTickBenchmark {
       "churn \(peersPerSecond)/s x \(lifetimeSeconds) s for \(seconds) s: "
         + "\(peers[peers.count / 2]) peers held (median of the last \(steady.count) ticks), "
         + "Engine.tick median \(times[times.count / 2] / 1_000_000) ms, "
-        + "max \((times.last ?? 0) / 1_000_000) ms")
+        + "max \((times.last ?? 0) / 1_000_000) ms; resident \(peak) MiB at the end, "
+        + "\(residentMebibytes()) MiB with \(held) peers \(quietSeconds) s later")
+  }
+
+  /// The process's resident memory (/proc/self/statm's second field, in pages).
+  static func residentMebibytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
+      return -1
+    }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return -1 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
   }
 
   /// One packet each way between peer `peer` (10.x.y.z) and the local side, and a sender

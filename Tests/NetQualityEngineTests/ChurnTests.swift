@@ -1,6 +1,7 @@
-import NetQualityCore
 import NetQualitySynth
 import XCTest
+
+@testable import NetQualityCore
 
 /// Calls come and go: the streams of ended calls are forgotten after the configured timers,
 /// the arrays shrink once most slots are free, and the calls still going are counted on as
@@ -63,6 +64,11 @@ final class ChurnTests: XCTestCase {
     XCTAssertTrue(tick.snapshot.streams.allSatisfy { $0.packets == 10 && $0.lost == 0 })
     XCTAssertTrue(tick.snapshot.streams.allSatisfy { $0.packetsTotal == 60 })
     XCTAssertTrue(tick.snapshot.peers.allSatisfy { $0.state == .connected })
+    // Each peer's media was a call: the 3,800 that ended (at the timeout) give their slots
+    // back, 1,368 bytes each (issue 37: kept for good, 137 MB after a TURN host's churn).
+    XCTAssertEqual(engine.scorer.calls.liveCount, survivors)
+    XCTAssertEqual(engine.scorer.calls.calls.count, survivors)
+    XCTAssertLessThanOrEqual(engine.scorer.calls.calls.capacity, 2 * survivors)
 
     // New calls after the compaction get new slots and are counted from their first packet.
     for step in 0..<10 {
@@ -79,5 +85,9 @@ final class ChurnTests: XCTestCase {
     XCTAssertEqual(engine.analyzer.liveStreamCount, survivors + 300)
     XCTAssertEqual(after.snapshot.streams.filter { $0.packetsTotal == 10 }.count, 300)
     XCTAssertTrue(after.snapshot.streams.allSatisfy { $0.packets == 10 && $0.lost == 0 })
+    // The newcomers' calls took the slots made again after the survivors', each its own.
+    XCTAssertEqual(engine.scorer.calls.liveCount, survivors + 300)
+    XCTAssertEqual(engine.scorer.calls.calls.count, survivors + 300)
+    XCTAssertEqual(after.snapshot.calls.active[.media], survivors + 300)
   }
 }

@@ -225,6 +225,7 @@ extension StreamAnalyzer {
     // streams' chunks come and go with them).
     harvest.feedbacks.shrinkIfOutgrown()
     harvest.addresses.shrinkIfOutgrown()
+    harvest.media.shrinkIfOutgrown()
     startWindows()
     harvest.forgotten = forget(silentSince: cutoff)
     compactIfSparse(remap: &harvest.remap)

@@ -11,6 +11,10 @@ public struct CallTracker: Sendable {
   var calls: [CallState] = []
   var free: [Int32] = []
   var liveCount = 0
+  /// The next call's generation, unique whatever its slot: a stream bound to a call that ended
+  /// never sees a later call as its own, even in a slot let go and made again
+  /// (`releaseVacantSlots`).
+  var nextGeneration: UInt32 = 1
   /// Indexes into `calls`.
   var byCallID: [String: Int32] = [:]
   var byEndpoint: [Endpoint: Int32] = [:]
@@ -82,10 +86,11 @@ public struct CallTracker: Sendable {
     }
     var state = CallState(kind: kind, start: time)
     state.isLive = true
+    state.generation = nextGeneration
+    nextGeneration &+= 1
     let slot: Int32
     if let reused = free.popLast() {
       slot = reused
-      state.generation = calls[Int(slot)].generation &+ 1
       calls[Int(slot)] = state
     } else {
       slot = Int32(calls.count)
@@ -215,6 +220,7 @@ public struct CallTracker: Sendable {
     forgetRecentlyEnded(before: now.advanced(bySeconds: -Self.transactionTimeoutSeconds))
     positionSlots.removeAll(keepingCapacity: true)
     births.removeAll(keepingCapacity: true)
+    releaseVacantSlots()
     previousTick = now
     snapshot.counters = counters
     snapshot.signalling = signalling
@@ -277,6 +283,39 @@ public struct CallTracker: Sendable {
       moved[Int(new)] = bindings[old]
     }
     bindings = moved
+  }
+
+  /// After a wave of calls ended, their memory comes back: the vacant slots at the end of
+  /// `calls` (1,368 bytes each) are let go once they are a quarter of them, and the indexes
+  /// are rebuilt at their size (a dictionary keeps its capacity when entries leave). A TURN
+  /// host's churn left 137 MB of vacant slots behind with no call open (issue 37).
+  mutating func releaseVacantSlots() {
+    var kept = calls.count
+    while kept > 0 && !calls[kept - 1].isLive { kept -= 1 }
+    if calls.count - kept >= max(256, calls.count / 4) {
+      var smaller: [CallState] = []
+      smaller.reserveCapacity(kept)
+      smaller.append(contentsOf: calls[..<kept])
+      calls = smaller
+      free.removeAll { $0 >= kept }
+      if free.capacity > 4 * max(free.count, 256) {
+        var fewer: [Int32] = []
+        fewer.reserveCapacity(free.count)
+        fewer.append(contentsOf: free)
+        free = fewer
+      }
+    }
+    func shrunk<Key: Hashable, Value>(_ index: inout [Key: Value]) {
+      guard index.capacity > 4 * max(index.count, 256) else { return }
+      index = Dictionary(uniqueKeysWithValues: index.map { ($0.key, $0.value) })
+    }
+    shrunk(&byCallID)
+    shrunk(&byEndpoint)
+    shrunk(&bySession)
+    shrunk(&byFlow)
+    shrunk(&byMediaPeer)
+    shrunk(&recentlyEnded)
+    shrunk(&silentBySource)
   }
 
   /// The calls open now, as records ending now (for `/api/v1/calls?state=active`).
