@@ -9,14 +9,21 @@ public struct ReflectorConfiguration: Sendable {
   public var keys: [STAMPKey] = []
   /// Source networks allowed to use the reflector; empty allows every source.
   public var allowedNetworks: [NetworkPrefix] = []
-  /// Per source address (any port), in hashed slots that never forget (`SourceRateLimiter`):
-  /// 200 packets/s with bursts of 400. A probe session sends
-  /// tens of packets a second, so a host can run several sessions (one per DSCP class, say)
-  /// with room to spare, while a spoofed source can point at most 200 replies/s at a victim,
-  /// none larger than what the spoofer sent itself. The burst is 2 s of the rate: a sender's
-  /// start-up train or a catch-up after a stall passes.
+  /// Per source (its address and port, one session), in hashed slots that never forget
+  /// (`SourceRateLimiter`): 200 packets/s with bursts of 400. A probe session sends tens of
+  /// packets a second with room to spare. Per endpoint, not per address, so that a spoofer who
+  /// knows a sender's address but not its ephemeral port cannot spend the sender's budget
+  /// (issue 39: 400 spoofed packets/s "from" a prober's address made 95–99 % of its probes
+  /// look lost). The burst is 2 s of the rate: a sender's start-up train or a catch-up after
+  /// a stall passes.
   public var ratePerSourcePacketsPerSecond = 200.0
   public var burstPerSourcePackets = 400.0
+  /// All ports of one address together: `addressRateMultiplier` times the per-source rate
+  /// and burst (800/s, bursts of 1,600 by default). This bounds what a spoofer can aim at one
+  /// victim address through many source ports (never larger than what it sent itself), and
+  /// leaves four sessions' worth of room, so that a spoofer must send faster than that to
+  /// crowd out a real session of the address.
+  public static let addressRateMultiplier = 4.0
   /// All sources together: 10,000 packets/s with bursts of 20,000, the per-source rate for 50
   /// busy senders. Caps the reflector's work when many (possibly spoofed) sources each stay
   /// under their own limit.

@@ -57,22 +57,30 @@ struct SourceRateLimiter {
     self.key = key ?? (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
   }
 
-  /// Takes one packet from `address`'s bucket at `now`: true when it conforms (and is
-  /// counted), false when the source is over its rate (and nothing changes).
-  mutating func take(_ address: IPAddress, now: CaptureTime) -> Bool {
-    let slot = self.slot(of: address)
+  /// Takes one packet from the bucket of `address` (and `port`, when the limit is per
+  /// endpoint) at `now`: true when it conforms (and is counted), false when the source is over
+  /// its rate (and nothing changes).
+  mutating func take(_ address: IPAddress, port: UInt16? = nil, now: CaptureTime) -> Bool {
+    guard conforms(address, port: port, now: now) else { return false }
+    let slot = self.slot(of: address, port: port)
     let arrival = now.nanosecondsSinceEpoch
-    let theoretical = max(theoreticalArrival[slot], arrival)
-    guard theoretical - arrival <= toleranceNanoseconds else { return false }
-    theoreticalArrival[slot] = theoretical + emissionIntervalNanoseconds
+    theoreticalArrival[slot] = max(theoreticalArrival[slot], arrival) + emissionIntervalNanoseconds
     return true
   }
 
-  /// The slot of `address`: its two words mixed with the key by SplitMix64's finalizer
-  /// (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014),
-  /// which spreads every input bit over the whole word.
-  func slot(of address: IPAddress) -> Int {
-    let mixed = Self.mix(Self.mix(address.high ^ key.0) ^ address.low ^ key.1)
+  /// Whether a packet from `address` (and `port`) at `now` would conform; nothing is taken.
+  func conforms(_ address: IPAddress, port: UInt16? = nil, now: CaptureTime) -> Bool {
+    let arrival = now.nanosecondsSinceEpoch
+    let theoretical = max(theoreticalArrival[slot(of: address, port: port)], arrival)
+    return theoretical - arrival <= toleranceNanoseconds
+  }
+
+  /// The slot of `address` (and `port`): its words mixed with the key by SplitMix64's
+  /// finalizer (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+  /// OOPSLA 2014), which spreads every input bit over the whole word.
+  func slot(of address: IPAddress, port: UInt16? = nil) -> Int {
+    var mixed = Self.mix(Self.mix(address.high ^ key.0) ^ address.low ^ key.1)
+    if let port { mixed = Self.mix(mixed ^ UInt64(port)) }
     return Int(truncatingIfNeeded: mixed & UInt64(Self.slotCount - 1))
   }
 

@@ -37,12 +37,15 @@ struct ReflectCommand: ParsableCommand {
 
   @Option(
     name: .customLong("rate-limit"),
-    help: ArgumentHelp("Replies per second to one source address.", valueName: "PPS"))
+    help: ArgumentHelp(
+      "Replies per second to one source (address and port); 4 times this to all ports of one "
+        + "address.", valueName: "PPS"))
   var rateLimit = ReflectorConfiguration().ratePerSourcePacketsPerSecond
 
   @Option(
     help: ArgumentHelp(
-      "Replies one source address may get back to back (the token bucket's size).",
+      "Replies one source may get back to back (the token bucket's size; 4 times this per "
+        + "address).",
       valueName: "N"))
   var burst = ReflectorConfiguration().burstPerSourcePackets
 

@@ -219,12 +219,14 @@ final class ReflectorPolicyTests: XCTestCase {
     // A fixed key: alice and bob in slots of their own (checked below), whatever the run.
     var policy = ReflectorPolicy(configuration: configuration, now: start, sourceSlotKey: (1, 2))
     let slots = SourceRateLimiter(ratePerSecond: 1, burst: 1, key: (1, 2))
-    XCTAssertNotEqual(slots.slot(of: alice.address), slots.slot(of: bob.address))
+    XCTAssertNotEqual(
+      slots.slot(of: alice.address, port: alice.port), slots.slot(of: bob.address, port: bob.port))
     let burst = (0..<7).map { handle(&policy, request(UInt32($0)), from: alice).refusal }
     XCTAssertEqual(burst, [nil, nil, nil, nil, nil, .rateLimited, .rateLimited])
-    // Another port of the same address shares the bucket; another address has its own.
+    // Another port of the same address has its own bucket (a session's budget), and so has
+    // another address.
     let alicePort2 = Endpoint(address: alice.address, port: 2)
-    XCTAssertEqual(handle(&policy, request(1), from: alicePort2).refusal, .rateLimited)
+    XCTAssertNil(handle(&policy, request(1), from: alicePort2).refusal)
     XCTAssertNil(handle(&policy, request(1), from: bob).refusal)
     // 10 packets/s: one more token after 0.1 s.
     XCTAssertNil(
@@ -232,7 +234,7 @@ final class ReflectorPolicyTests: XCTestCase {
     XCTAssertEqual(
       handle(&policy, request(9), from: alice, at: start.advanced(bySeconds: 0.1)).refusal,
       .rateLimited)
-    XCTAssertEqual(policy.counters.refusedRateLimited, 4)
+    XCTAssertEqual(policy.counters.refusedRateLimited, 3)
     // The sequence counts replies only: 5 in the burst and 1 after 0.1 s, so the next is 6.
     XCTAssertEqual(
       try reflected(handle(&policy, request(9), from: alice, at: start.advanced(bySeconds: 1)))
@@ -364,16 +366,78 @@ final class ReflectorPolicyTests: XCTestCase {
       ).sequenceNumber, 1)
   }
 
-  func testRateLimitComesBeforeTheHMAC() {
+  /// Issue 39: 400 packets/s forged "from" the prober's own address and port, with a bad
+  /// HMAC, drained its budget before the HMAC was checked (58–73 % forward loss measured).
+  /// Forged packets must never spend a source's budget: every genuine probe is answered.
+  func testForgedPacketsNeverSpendTheSendersBudget() {
     var configuration = ReflectorConfiguration()
     configuration.keys = [F.key]
-    configuration.burstPerSourcePackets = 2
-    configuration.ratePerSourcePacketsPerSecond = 1
+    var policy = ReflectorPolicy(configuration: configuration, now: start, sourceSlotKey: (7, 8))
+    let genuine = request(1, key: F.key)
+    var forged = genuine
+    forged[99] ^= 0x01
+    var answered = 0
+    var forgedAnswered = 0
+    // 10 s: the prober at 20 packets/s, the forger at 400 packets/s from the same endpoint.
+    for tick in 0..<4_000 {
+      let time = start.advanced(byNanoseconds: Int64(tick) * 2_500_000)
+      if handle(&policy, forged, from: alice, at: time).refusal == nil { forgedAnswered += 1 }
+      if tick % 20 == 0, handle(&policy, genuine, from: alice, at: time).refusal == nil {
+        answered += 1
+      }
+    }
+    XCTAssertEqual(answered, 200, "every genuine probe answered: no forward loss")
+    XCTAssertEqual(forgedAnswered, 0)
+    XCTAssertEqual(policy.counters.refusedBadHMAC, 4_000)
+    XCTAssertEqual(policy.counters.refusedRateLimited, 0)
+  }
+
+  /// Unauthenticated mode: a spoofer who knows the prober's address but not its ephemeral
+  /// port, at 400 packets/s from other ports of that address, does not spend the prober's
+  /// session budget (issue 39 measured 95–99 % forward loss). Its packets are answered
+  /// within the address's wider limit and counted.
+  func testSpoofedPortsNeverSpendASessionsBudget() {
+    var policy = ReflectorPolicy(
+      configuration: ReflectorConfiguration(), now: start, sourceSlotKey: (9, 10))
+    var answered = 0
+    for tick in 0..<4_000 {
+      let time = start.advanced(byNanoseconds: Int64(tick) * 2_500_000)
+      let spoofed = Endpoint(address: alice.address, port: UInt16(20_000 + tick % 5_000))
+      _ = handle(&policy, request(UInt32(tick)), from: spoofed, at: time)
+      if tick % 20 == 0, handle(&policy, request(1), from: alice, at: time).refusal == nil {
+        answered += 1
+      }
+    }
+    XCTAssertEqual(answered, 200, "every genuine probe answered: no forward loss")
+  }
+
+  /// The total rate comes before the HMAC, so a flood cannot make the reflector hash without
+  /// bound; a source's own budget only after it.
+  func testTheTotalRateBoundsTheHashing() {
+    var configuration = ReflectorConfiguration()
+    configuration.keys = [F.key]
+    configuration.burstTotalPackets = 2
+    configuration.rateTotalPacketsPerSecond = 1
     var policy = ReflectorPolicy(configuration: configuration, now: start)
     var bad = request(1, key: F.key)
     bad[0] ^= 1
     let outcomes = (0..<4).map { _ in handle(&policy, bad, from: alice).refusal }
     XCTAssertEqual(outcomes, [.badHMAC, .badHMAC, .rateLimited, .rateLimited])
+  }
+
+  /// All ports of one address together: 4 times the per-source limit, so that a spoofer
+  /// cycling source ports cannot point more than that at one victim.
+  func testAllPortsOfOneAddressShareAWiderLimit() {
+    var configuration = ReflectorConfiguration()
+    configuration.ratePerSourcePacketsPerSecond = 10
+    configuration.burstPerSourcePackets = 5
+    var policy = ReflectorPolicy(configuration: configuration, now: start, sourceSlotKey: (1, 2))
+    let answered = (0..<100).filter { index in
+      let source = Endpoint(address: alice.address, port: UInt16(30_000 + index))
+      return handle(&policy, request(1), from: source).refusal == nil
+    }.count
+    XCTAssertEqual(answered, 20, "the address's burst: 4 × 5")
+    XCTAssertEqual(policy.counters.refusedRateLimited, 80)
   }
 
   // MARK: Counters
