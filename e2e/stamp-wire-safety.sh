@@ -105,7 +105,7 @@ capture wire-44 0
 capture wire-100 100 --size 100
 stop_with INT "$reflect_pid" "the reflector (netquality reflect)"
 # 20 x 44 + 20 x 100 bytes, every one answered.
-summary='received 40 packets (2880 bytes), reflected 40 (2880 bytes); refused too_short=0 oversized=0 bad_source_port=0 not_allowed=0 rate_limited=0 bad_hmac=0; send_errors=0 user_space_timestamps=0 sessions=2 evicted=0 expired=0'
+summary='received 40 packets (2880 bytes), reflected 40 (2880 bytes); refused too_short=0 oversized=0 bad_source_port=0 not_allowed=0 rate_limited=0 bad_hmac=0 loop=0 reflected_packet=0; send_errors=0 user_space_timestamps=0 sessions=2 evicted=0 expired=0'
 if grep -qF "$summary" "$work/reflect.out"; then
   echo "ok   the reflector's summary: $(tail -1 "$work/reflect.out")"
 else

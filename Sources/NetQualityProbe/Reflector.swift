@@ -24,6 +24,7 @@ public final class Reflector {
   {
     socket = try UDPSocket(binding: endpoint)
     policy = ReflectorPolicy(configuration: configuration, now: WallClock.monotonicNow())
+    policy.localPort = socket.localEndpoint.port
     request = .allocate(byteCount: Self.bufferBytes, alignment: 8)
     reply = .allocate(byteCount: Self.bufferBytes, alignment: 8)
   }

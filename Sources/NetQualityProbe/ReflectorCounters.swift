@@ -12,6 +12,12 @@ public enum ReflectorRefusal: String, CaseIterable, Sendable {
   case rateLimited = "rate_limited"
   /// Authenticated mode: no key gives the packet's HMAC.
   case badHMAC = "bad_hmac"
+  /// From the reflector's own port (its own address and port, or another reflector listening
+  /// on the same port number): answering would start a loop.
+  case loop
+  /// In the reflector's format, not the sender's (RFC 8762 sections 4.2 and 4.3): another
+  /// reflector's answer, which a reflector never answers.
+  case reflectedPacket = "reflected_packet"
 }
 
 /// What a reflector has done since it started.
@@ -28,6 +34,8 @@ public struct ReflectorCounters: Sendable, Hashable {
   public var refusedNotAllowed = 0
   public var refusedRateLimited = 0
   public var refusedBadHMAC = 0
+  public var refusedLoop = 0
+  public var refusedReflectedPacket = 0
   /// Replies the socket would not take (a full send buffer, an unreachable route).
   public var sendErrors = 0
   /// Datagrams stamped in user space because the kernel gave no receive timestamp.
@@ -46,6 +54,8 @@ public struct ReflectorCounters: Sendable, Hashable {
     case .notAllowed: refusedNotAllowed
     case .rateLimited: refusedRateLimited
     case .badHMAC: refusedBadHMAC
+    case .loop: refusedLoop
+    case .reflectedPacket: refusedReflectedPacket
     }
   }
 
@@ -57,6 +67,8 @@ public struct ReflectorCounters: Sendable, Hashable {
     case .notAllowed: refusedNotAllowed += 1
     case .rateLimited: refusedRateLimited += 1
     case .badHMAC: refusedBadHMAC += 1
+    case .loop: refusedLoop += 1
+    case .reflectedPacket: refusedReflectedPacket += 1
     }
   }
 

@@ -33,6 +33,9 @@ public enum ReflectorDecision: Sendable {
 public struct ReflectorPolicy {
   public let configuration: ReflectorConfiguration
   public private(set) var counters = ReflectorCounters()
+  /// The UDP port the reflector listens on, once bound (`Reflector` sets it): requests from
+  /// it are refused, a reflector's own or another one's on the same port number.
+  public var localPort: UInt16?
   private var sessions: LRUTable<Endpoint, UInt32>
   /// Per endpoint (address and port): a session's own budget.
   private var sourceLimits: SourceRateLimiter
@@ -125,6 +128,11 @@ public struct ReflectorPolicy {
     else { return .refuse(.oversized) }
     guard source.port != 0, !(configuration.refusesWellKnownSourcePort && source.port == 862)
     else { return .refuse(.badSourcePort) }
+    // Never into a loop, and before any budget is spent on it: not from the reflector's own
+    // port (itself, or a reflector on the same port number elsewhere), and never another
+    // reflector's answer.
+    if let localPort, source.port == localPort { return .refuse(.loop) }
+    guard !Self.isReflectorPacket(request, mode: mode) else { return .refuse(.reflectedPacket) }
     guard isAllowed(source.address) else { return .refuse(.notAllowed) }
     var key: STAMPKey?
     if mode == .authenticated {
@@ -161,6 +169,18 @@ public struct ReflectorPolicy {
     guard (try? packet.encodeUnsigned(into: reply, totalLength: request.count, mode: mode)) != nil
     else { return .refuse(.oversized) }
     return .reply(length: request.count, key: key)
+  }
+
+  /// Whether `request` is in the reflector's format (RFC 8762 section 4.3) rather than the
+  /// sender's (section 4.2): an answer always carries a Receive Timestamp and a Session-Sender
+  /// TTL of at least 1 (255 when unknown), where a sender's packet has MBZ octets, zero on
+  /// transmission (sections 4.2.1 and 4.2.2; RFC 8972's SSID and TLVs are elsewhere). Section
+  /// 4.2.1 has MBZ octets ignored on receipt; answering a packet with both fields set would
+  /// answer an answer, so such a packet is refused: one spoofed packet, at most one reply.
+  static func isReflectorPacket(_ request: UnsafeRawBufferPointer, mode: STAMPMode) -> Bool {
+    let layout = STAMPLayout.reflector(mode)
+    guard request.count >= layout.baseLength, request[layout.senderTTL] != 0 else { return false }
+    return request.uint64BigEndian(at: layout.receiveTimestamp) != 0
   }
 
   private func isAllowed(_ address: IPAddress) -> Bool {

@@ -456,7 +456,8 @@ final class ReflectorPolicyTests: XCTestCase {
     XCTAssertEqual(
       counters.summary,
       "received 3 packets (147 bytes), reflected 2 (144 bytes); refused too_short=1 oversized=0 "
-        + "bad_source_port=0 not_allowed=0 rate_limited=0 bad_hmac=0; send_errors=0 "
+        + "bad_source_port=0 not_allowed=0 rate_limited=0 bad_hmac=0 loop=0 reflected_packet=0; "
+        + "send_errors=0 "
         + "user_space_timestamps=0 sessions=1 evicted=0 expired=0")
   }
 }

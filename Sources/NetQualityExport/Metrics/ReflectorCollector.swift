@@ -82,7 +82,7 @@ extension MetricFamily {
   public static let reflectorRefusedTotal = counter(
     "netquality_reflector_refused_total", labels: ["reason"],
     "Requests not answered, by reason: too_short, oversized, bad_source_port, not_allowed, "
-      + "rate_limited, bad_hmac.")
+      + "rate_limited, bad_hmac, loop, reflected_packet.")
   public static let reflectorSessions = gauge(
     "netquality_reflector_sessions", "Senders the reflector keeps state for.")
 }
