@@ -53,6 +53,8 @@ def config(path, listen, first, end, buckets):
         "interfaces: [lo]",
         f'listen: "{listen}"',
         "storage: {enabled: false}",
+        # GET /probe's target in probes-scale.sh (127.2.0.1:8621): not a configured target.
+        'probe_endpoint: {allow: ["127.2.0.0/16"]}',
         "probes:",
     ]
     if buckets:

@@ -42,6 +42,8 @@ public struct AgentConfiguration: Sendable {
   public var statusPage = StatusPageSettings()
   /// STAMP probe targets, each scored as a peer.
   public var probes: [ProbeTargetSettings] = []
+  /// Where `GET /probe` may send beyond `probes` (`probe_endpoint.allow`).
+  public var probeEndpoint = ProbeEndpointSettings()
   public var reflector = ReflectorSettings()
   /// The SQLite history (see `storage`); empty: none.
   public var storagePath = AgentConfiguration.defaultStoragePath

@@ -19,6 +19,18 @@ extension Walker {
     return Endpoint(address: address, port: port)
   }
 
+  /// `probe_endpoint.allow`: each entry a `ProbeAllowRule`.
+  mutating func probeAllowRules(_ node: Node, _ key: String) -> [ProbeAllowRule] {
+    list(node, key).enumerated().compactMap { index, item in
+      guard let text = string(item, "\(key)[\(index)]") else { return nil }
+      guard let rule = ProbeAllowRule(text) else {
+        issue(item, "\(key)[\(index)]", "'\(text)': \(ProbeAllowRule.expected)")
+        return nil
+      }
+      return rule
+    }
+  }
+
   mutating func probes(_ node: Node) -> [ProbeTargetSettings] {
     let known = ["target", "name", "rate", "size", "dscp", "timeout", "auth_key_file"]
     var seen: Set<Endpoint> = []

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTesting
 import NIOCore
+import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
 import NetQualityProbe
@@ -130,6 +131,80 @@ final class ProbeEndpointTests: XCTestCase {
       try await client.execute(uri: "/probe", method: .get) { response in
         XCTAssertEqual(response.status, .badRequest)
       }
+    }
+  }
+
+  // MARK: Where it may send (issue 39)
+
+  /// Issue 39: `/probe` sent wherever it was told (10,700 packets in 20 s to any address and
+  /// port, the agent's own HTTP port and reflector included). A target that is neither
+  /// configured nor allowed is answered 403, and no packet leaves.
+  func testAnUnlistedTargetIsRefusedWith403AndNothingIsSent() async throws {
+    let victim = try UDPSocket(binding: try XCTUnwrap(Endpoint(parsing: "127.0.0.1:0")))
+    let app = Application(router: HTTPServer.router(state: HTTPRoutesTests.tickedState()))
+    let target = victim.localEndpoint.description
+    try await app.test(.router) { client in
+      try await client.execute(
+        uri: "/probe?target=\(target)&count=3&interval=10ms&timeout=100ms", method: .get
+      ) { response in
+        XCTAssertEqual(response.status, .forbidden)
+        XCTAssertEqual(
+          String(buffer: response.body),
+          "target \(target): neither a configured probe target nor in probe_endpoint.allow\n")
+      }
+    }
+    // The probes would have left before the answer; the bound covers loopback's delivery.
+    XCTAssertFalse(try victim.waitUntilReadable(timeoutMilliseconds: 200), "a packet was sent")
+  }
+
+  func endpoint(_ text: String) throws -> Endpoint {
+    try XCTUnwrap(Endpoint(parsing: text), text)
+  }
+
+  /// Configured targets and `probe_endpoint.allow` (CIDR, CIDR:PORT) are allowed, nothing
+  /// else; the agent's own HTTP port and reflector never, even when allowed.
+  func testOnlyConfiguredTargetsAndTheAllowListAndNeverTheAgentsOwnSockets() throws {
+    var configuration = AgentConfiguration()
+    configuration.probes = [ProbeTargetSettings(target: try endpoint("192.0.2.10:862"))]
+    configuration.probeEndpoint.allow = try [
+      "198.51.100.0/24", "203.0.113.5:4000", "127.0.0.0/8", "[2001:db8::/32]:862",
+    ].map { try XCTUnwrap(ProbeAllowRule($0), $0) }
+    configuration.listenHost = "0.0.0.0"
+    configuration.listenPort = 9470
+    configuration.reflector.enabled = true
+    configuration.reflector.listen = try endpoint("0.0.0.0:8620")
+    let local = [try XCTUnwrap(NetworkPrefix("10.1.2.3/32"))]
+    func refused(_ text: String) throws -> Bool {
+      ProbeEndpoint.refusal(
+        of: try endpoint(text), configuration: configuration, localNetworks: local) != nil
+    }
+    XCTAssertFalse(try refused("192.0.2.10:862"), "a configured target")
+    XCTAssertTrue(try refused("192.0.2.10:863"), "another port of a configured target")
+    XCTAssertTrue(try refused("192.0.2.11:862"))
+    XCTAssertFalse(try refused("198.51.100.77:9"), "allowed network, any port")
+    XCTAssertFalse(try refused("203.0.113.5:4000"))
+    XCTAssertTrue(try refused("203.0.113.5:4001"), "allowed for port 4000 only")
+    XCTAssertFalse(try refused("[2001:db8::7]:862"))
+    XCTAssertTrue(try refused("[2001:db8::7]:863"))
+    XCTAssertFalse(try refused("127.0.0.1:5000"), "allowed loopback, not the agent's port")
+    XCTAssertTrue(try refused("127.0.0.1:9470"), "the agent's HTTP port")
+    XCTAssertTrue(try refused("127.0.0.2:8620"), "the agent's reflector")
+    configuration.probeEndpoint.allow.append(try XCTUnwrap(ProbeAllowRule("10.0.0.0/8")))
+    XCTAssertTrue(try refused("10.1.2.3:9470"), "an address of this host, the HTTP port")
+    XCTAssertFalse(try refused("10.1.2.4:9470"), "another host's port 9470")
+    XCTAssertEqual(
+      ProbeEndpoint.refusal(
+        of: try endpoint("127.0.0.1:9470"), configuration: configuration, localNetworks: local),
+      "target 127.0.0.1:9470: the agent's own HTTP port")
+  }
+
+  func testAllowRulesParse() {
+    XCTAssertEqual(ProbeAllowRule("192.0.2.0/24")?.description, "192.0.2.0/24")
+    XCTAssertEqual(ProbeAllowRule("192.0.2.10:862")?.description, "192.0.2.10/32:862")
+    XCTAssertEqual(ProbeAllowRule("[2001:db8::/32]:862")?.description, "[2001:db8::/32]:862")
+    XCTAssertEqual(ProbeAllowRule("2001:db8::/32")?.port, nil)
+    for bad in ["", "192.0.2.0/24:0", "192.0.2.0/24:70000", "[2001:db8::/32]", "host:862"] {
+      XCTAssertNil(ProbeAllowRule(bad), bad)
     }
   }
 }

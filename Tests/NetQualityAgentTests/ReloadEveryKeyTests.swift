@@ -73,6 +73,7 @@ final class ReloadEveryKeyTests: XCTestCase {
       "status_page.chart_seconds": "status_page: {chart_seconds: 600}",
       "probes": "probes: [{target: \"127.0.0.62:19862\", name: pb, timeout: 0.2}]",
       "probe_rtt_buckets": "probe_rtt_buckets: [0.001, 0.002]",
+      "probe_endpoint.allow": "probe_endpoint: {allow: [\"192.0.2.0/24:862\"]}",
       "reflector.enabled": "reflector: {enabled: true}",
       "reflector.listen": "reflector: {listen: \"127.0.0.1:8620\"}",
       "reflector.auth_key_file": "reflector: {auth_key_file: \(path)/key}",

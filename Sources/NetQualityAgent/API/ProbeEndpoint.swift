@@ -16,7 +16,9 @@ import Synchronization
 /// `interval` 1 ms to 1 s, `timeout` 0.1 to 5 s, the whole measurement within the scrape's own
 /// timeout (Prometheus' `X-Prometheus-Scrape-Timeout-Seconds`, 10 s at most); two at a time and
 /// four waiting (beyond: 429), five requests a second with bursts of ten (beyond: 429); behind
-/// the web configuration's TLS and basic auth like every other path.
+/// the web configuration's TLS and basic auth like every other path. Only to the configured
+/// probe targets and `probe_endpoint.allow`, never the agent's own sockets (403, nothing
+/// sent: `refusal`).
 enum ProbeEndpoint {
   /// What a request asks for.
   struct Request: Sendable, Equatable {
@@ -98,13 +100,51 @@ enum ProbeEndpoint {
     return request
   }
 
+  /// Why `GET /probe` may not send to `target` (403), nil when it may: only to a configured
+  /// probe target or what `probe_endpoint.allow` lists, and never to the agent's own sockets
+  /// (issue 39: any address and port was accepted, the agent's HTTP port and reflector too).
+  /// `localNetworks`' host prefixes (/32, /128: the interfaces' addresses) are this host's.
+  static func refusal(
+    of target: Endpoint, configuration: AgentConfiguration, localNetworks: [NetworkPrefix]
+  ) -> String? {
+    let loopback = ["127.0.0.0/8", "::1/128"].compactMap(NetworkPrefix.init)
+    func isOwn(_ listen: Endpoint) -> Bool {
+      guard target.port == listen.port else { return false }
+      if target.address == listen.address { return true }
+      let anyAddress =
+        listen.address == IPAddress(ipv4: 0, 0, 0, 0)
+        || listen.address == IPAddress(high: 0, low: 0)
+      guard anyAddress else { return false }
+      return loopback.contains { $0.contains(target.address) }
+        || localNetworks.contains { $0.lengthBits128 == 128 && $0.contains(target.address) }
+    }
+    if let host = IPAddress(
+      configuration.listenHost.isEmpty ? "0.0.0.0" : configuration.listenHost),
+      let port = UInt16(exactly: configuration.listenPort),
+      isOwn(Endpoint(address: host, port: port))
+    {
+      return "target \(target): the agent's own HTTP port"
+    }
+    if configuration.reflector.enabled, isOwn(configuration.reflector.listen) {
+      return "target \(target): the agent's own reflector"
+    }
+    guard
+      configuration.probes.contains(where: { $0.target == target })
+        || configuration.probeEndpoint.allow.contains(where: { $0.admits(target) })
+    else {
+      return "target \(target): neither a configured probe target nor in probe_endpoint.allow"
+    }
+    return nil
+  }
+
   /// Requests admitted: five a second, bursts of ten, for the whole agent.
   static let rateLimit = Mutex(
     TokenBucket(ratePerSecond: 5, burst: 10, now: WallClock.monotonicNow()))
 
   /// The answer to `GET /probe`.
   static func answer(
-    _ query: Parameters, scrapeTimeoutHeader: String?, queue: BoundedWorkQueue
+    _ query: Parameters, scrapeTimeoutHeader: String?, status: AgentStatus,
+    queue: BoundedWorkQueue
   ) async -> Response {
     let request: Request
     do {
@@ -112,6 +152,12 @@ enum ProbeEndpoint {
         query, scrapeTimeoutSeconds: scrapeTimeoutHeader.flatMap(Double.init))
     } catch {
       return HTTPServer.text(error.description + "\n", status: .badRequest)
+    }
+    if let reason = refusal(
+      of: request.target, configuration: status.configuration,
+      localNetworks: status.localNetworks)
+    {
+      return HTTPServer.text(reason + "\n", status: .forbidden)
     }
     guard rateLimit.withLock({ $0.take(at: WallClock.monotonicNow()) }) else {
       return tooMany("more than 5 probe requests a second")

@@ -114,7 +114,9 @@ enum HTTPServer {
       let timeout = scrapeTimeoutHeader.flatMap { request.headers[$0] }
       let query = request.uri.queryParameters
       return await untilClientGoes(context.channel, registry: registry) {
-        await ProbeEndpoint.answer(query, scrapeTimeoutHeader: timeout, queue: state.oneShotProbes)
+        await ProbeEndpoint.answer(
+          query, scrapeTimeoutHeader: timeout, status: state.read(\.status),
+          queue: state.oneShotProbes)
       }
     }
     return router

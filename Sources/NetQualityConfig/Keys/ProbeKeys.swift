@@ -9,6 +9,10 @@ enum ProbeKeys {
     .value("probe_rtt_buckets", \.engine.probeRoundTripBoundsSeconds, .restart) {
       walker, node, name in walker.bucketBounds(node, name)
     },
+    // Who may send where is a decision for each request, so it follows the file at once.
+    .value("probe_endpoint.allow", \.probeEndpoint.allow, .live) { walker, node, name in
+      walker.probeAllowRules(node, name)
+    },
     .bool("reflector.enabled", \.reflector.enabled, .restart),
     .value("reflector.listen", \.reflector.listen, .restart) { walker, node, name in
       walker.endpoint(node, name, allowAny: true)
