@@ -33,7 +33,9 @@ extension Walker {
 
   mutating func probes(_ node: Node) -> [ProbeTargetSettings] {
     let known = ["target", "name", "rate", "size", "dscp", "timeout", "auth_key_file"]
-    var seen: Set<Endpoint> = []
+    // A peer is an address: two targets of one address would be merged into one peer (under
+    // the first's name, the answers of one counted against the other's probes).
+    var seen: [IPAddress: (index: Int, line: Int?)] = [:]
     return list(node, "probes").enumerated().compactMap { index, item in
       let path = "probes[\(index)]"
       let fields = entries(item, path, known: known)
@@ -42,10 +44,15 @@ extension Walker {
         return nil
       }
       guard let target = endpoint(targetNode, "\(path).target", allowAny: false) else { return nil }
-      guard seen.insert(target).inserted else {
-        issue(targetNode, "\(path).target", "\(target) is probed twice")
+      if let first = seen[target.address] {
+        let line = first.line.map { " (line \($0))" } ?? ""
+        issue(
+          targetNode, "\(path).target",
+          "\(target): \(target.address) is already probed by probes[\(first.index)]\(line); an "
+            + "address is one peer, so one probe target per address")
         return nil
       }
+      seen[target.address] = (index, targetNode.mark?.line)
       var probe = ProbeTargetSettings(target: target)
       if let node = fields["name"], let value = string(node, "\(path).name") {
         probe.name = value

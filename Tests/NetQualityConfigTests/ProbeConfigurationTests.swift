@@ -82,12 +82,37 @@ final class ProbeConfigurationTests: XCTestCase, ConfigurationFixtures {
           + "host names are not resolved (e.g. 127.0.0.1:9470, [::1]:9470, :9470)",
         "6 probes[3].rate: 0.0 is out of range 0.1...1000.0",
         "7 probes[3].size: 20 is out of range 44...1472",
-        "8 probes[4].target: 192.0.2.9:862 is probed twice",
+        "8 probes[4].target: 192.0.2.9:862: 192.0.2.9 is already probed by probes[3] (line 5); "
+          + "an address is one peer, so one probe target per address",
         "11 probes[5].size: authenticated probes are at least 112 bytes",
         "13 reflector.listen: 'nowhere': \(ListenAddress.expected)",
         "14 reflector.burst: 0 is out of range 1...1000000",
         "15 reflector.colour: unknown key; known keys here: enabled, listen, auth_key_file, "
           + "allow, rate_limit, burst, clock_synchronized",
+      ])
+  }
+
+  /// Issue 39: two targets of one address (a peer is an address) were merged into one peer
+  /// under the first name, and with one authenticated and one not, the authenticated one's
+  /// answers were never counted. Refused, saying both lines.
+  func testTwoProbesOfOneAddressAreRefusedWithBothLines() {
+    XCTAssertEqual(
+      issues(
+        """
+        probes:
+          - target: "192.0.2.9:862"
+            name: plain
+          - target: "192.0.2.10:862"
+          - target: "192.0.2.9:4000"
+            auth_key_file: k
+          - target: "[2001:db8::9]:862"
+          - target: "[2001:db8::9]:862"
+        """),
+      [
+        "5 probes[2].target: 192.0.2.9:4000: 192.0.2.9 is already probed by probes[0] "
+          + "(line 2); an address is one peer, so one probe target per address",
+        "8 probes[4].target: [2001:db8::9]:862: 2001:db8::9 is already probed by probes[3] "
+          + "(line 7); an address is one peer, so one probe target per address",
       ])
   }
 
