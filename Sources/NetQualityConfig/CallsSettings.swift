@@ -3,8 +3,10 @@ import NetQualityCore
 /// The agent's part of the `calls:` section beyond the engine's (`EngineConfiguration.calls`):
 /// how users are masked, as the file names it.
 public struct CallsSettings: Sendable, Equatable {
-  /// `off`, `hash` or `last_digits` (`UserMasking`).
-  public var userMasking = "off"
+  /// `off`, `hash` or `last_digits` (`UserMasking`). `hash` by default: From and To users are
+  /// telephone numbers, personal data, and the API and the history are often read without
+  /// authentication (issue 39).
+  public var userMasking = "hash"
   /// The key of `hash` (HMAC-SHA-256): without one the hash of a telephone number is
   /// reversible by trying every number.
   public var userHashKey = ""

@@ -89,7 +89,7 @@ final class ReloadEveryKeyTests: XCTestCase {
       "storage.stream_rows": "storage: {stream_rows: true}",
       "alertmanager": "alertmanager: {url: \"http://127.0.0.1:9093\"}",
       "calls.max_tracked": "calls: {max_tracked: 10}",
-      "calls.user_masking": "calls: {user_masking: hash}",
+      "calls.user_masking": "calls: {user_masking: last_digits}",
       "calls.user_hash_key": "calls: {user_hash_key: k}",
       "calls.user_last_digits": "calls: {user_last_digits: 2}",
       "calls.failure_window": "calls: {failure_window: 60}",

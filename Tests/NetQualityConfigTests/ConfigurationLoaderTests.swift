@@ -34,6 +34,19 @@ final class ConfigurationLoaderTests: XCTestCase {
     XCTAssertEqual(try load("# nothing\n").bpfFilter, "udp or tcp port 5060 or tcp port 5061")
   }
 
+  /// Issue 39: telephone numbers were in the unauthenticated API and the history by default.
+  /// Users are hashed unless the file says otherwise.
+  func testUsersAreHashedByDefault() throws {
+    let defaults = try load("")
+    XCTAssertEqual(defaults.calls.userMasking, "hash")
+    XCTAssertEqual(defaults.calls.masking, .hash(key: []))
+    XCTAssertEqual(
+      defaults.engineConfiguration(interfaceNetworks: []).calls.userMasking.mask(
+        "+4930123456"), UserMasking.hash(key: []).mask("+4930123456"))
+    XCTAssertNotEqual(defaults.calls.masking.mask("+4930123456"), "+4930123456")
+    XCTAssertEqual(try load("calls: {user_masking: \"off\"}").calls.masking, .off)
+  }
+
   func testValuesAreApplied() throws {
     let configuration = try load(
       """
