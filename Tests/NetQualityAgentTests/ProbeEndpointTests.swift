@@ -134,6 +134,23 @@ final class ProbeEndpointTests: XCTestCase {
     }
   }
 
+  /// Issue 39: the 400 answer echoed `target`'s control bytes raw (ESC sequences reach the
+  /// terminal of whoever reads it with curl). They are shown as `\xNN`.
+  func testTheRefusalShowsControlBytesEscaped() async throws {
+    let app = Application(router: HTTPServer.router(state: HTTPRoutesTests.tickedState()))
+    try await app.test(.router) { client in
+      try await client.execute(uri: "/probe?target=%1B%5D52%3Bc%3Bx%07%C2%9B", method: .get) {
+        response in
+        XCTAssertEqual(response.status, .badRequest)
+        let body = String(buffer: response.body)
+        XCTAssertFalse(
+          body.unicodeScalars.dropLast().contains { $0.value < 0x20 || (0x7F...0x9F) ~= $0.value },
+          body)
+        XCTAssertTrue(body.hasPrefix("target \\x1B]52;c;x\\x07\\x9B"), body)
+      }
+    }
+  }
+
   // MARK: Where it may send (issue 39)
 
   /// Issue 39: `/probe` sent wherever it was told (10,700 packets in 20 s to any address and

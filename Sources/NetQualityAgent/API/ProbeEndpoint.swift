@@ -151,7 +151,10 @@ enum ProbeEndpoint {
       request = try Self.request(
         query, scrapeTimeoutSeconds: scrapeTimeoutHeader.flatMap(Double.init))
     } catch {
-      return HTTPServer.text(error.description + "\n", status: .badRequest)
+      // The query's own text, control bytes shown as \xNN: an answer read with curl must not
+      // drive the reader's terminal (issue 39).
+      return HTTPServer.text(
+        TerminalText.sanitized(error.description) + "\n", status: .badRequest)
     }
     if let reason = refusal(
       of: request.target, configuration: status.configuration,
