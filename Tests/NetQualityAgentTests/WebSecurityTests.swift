@@ -113,6 +113,26 @@ final class WebSecurityTests: XCTestCase {
     }
   }
 
+  /// Issue 39: `auth_failures{reason="missing"}` also counted the requests answered 429
+  /// (24,052 against 484 real 401s). Each refusal is counted once, under what it was.
+  func testARequestRefused429IsNotCountedAsMissingCredentials() async throws {
+    let security = try Self.security(
+      "basic_auth_users: {p: '\(Self.hash)'}\nrate_limit: {interval: 1h, burst: 2}\n")
+    try await test(security) { client in
+      for expected in [HTTPResponse.Status.unauthorized, .unauthorized, .tooManyRequests] {
+        try await client.execute(uri: "/metrics", method: .get) {
+          XCTAssertEqual($0.status, expected)
+        }
+      }
+      try await client.execute(uri: "/metrics", method: .get, headers: Self.basic("p", "x")) {
+        XCTAssertEqual($0.status, .tooManyRequests)
+      }
+    }
+    XCTAssertEqual(security.counters.missing.load(ordering: .relaxed), 2)
+    XCTAssertEqual(security.counters.invalid.load(ordering: .relaxed), 0)
+    XCTAssertEqual(security.counters.rateLimited.load(ordering: .relaxed), 2)
+  }
+
   func testRateLimitRefusesBeyondTheBurst() async throws {
     // One request an hour after a burst of 3: the fourth at once is refused.
     let security = try Self.security("rate_limit: {interval: 1h, burst: 3}\n")
