@@ -21,7 +21,10 @@
 #      counted under its reason, and promtool clean on /metrics.
 #   3. Authentication: an agent reflector with auth_key_file; a probe with another key gets no
 #      answer and every request is counted bad_hmac, one with the right key is answered in
-#      full; unauthenticated 44-byte requests are too_short there.
+#      full; unauthenticated 44-byte requests are too_short there. 400 forged packets/s from
+#      the prober's own address (bad HMAC) beside a probe with the right key: forward loss 0.
+#   4. Loops: one packet spoofed (raw socket) from reflector B's address and port into the
+#      agent's reflector A: one answer in all, B refuses it as reflected_packet.
 #
 #   e2e/stamp-wire-safety.sh     (root, for the namespaces and captures; skips otherwise)
 #   KEEP=1 keeps the work directory (captures, probe output, metrics, counters).
@@ -68,12 +71,16 @@ stop_with() {
 
 # 1. The wire format, read by tshark.
 wire_port=18620
-spawn ip netns exec "$receiver" "$netquality" reflect --listen "$reflector_address:$wire_port" \
-  >"$work/reflect.out" 2>"$work/reflect.err"
-reflect_pid=$!
-pids+=("$reflect_pid")
-wait_until 10 "the reflector's ready line" grep -q '^reflecting on ' "$work/reflect.out" \
-  || { cat "$work/reflect.err"; exit 1; }
+# start_reflect NAME NAMESPACE LISTEN: `netquality reflect`, its output in $work/NAME.out;
+# sets reflect_pid once its ready line is out.
+start_reflect() {
+  spawn ip netns exec "$2" "$netquality" reflect --listen "$3" >"$work/$1.out" 2>"$work/$1.err"
+  reflect_pid=$!
+  pids+=("$reflect_pid")
+  wait_until 10 "$1's ready line" grep -q '^reflecting on ' "$work/$1.out" \
+    || { cat "$work/$1.err"; exit 1; }
+}
+start_reflect reflect "$receiver" "$reflector_address:$wire_port"
 
 # capture NAME SIZE PROBE_ARGS...: 20 probes and their 20 answers captured on the sender's veth
 # (tcpdump ends itself after 40 packets), then the comparison.
@@ -217,8 +224,10 @@ auth_port=18622
 umask 077  # RFC 8762 leaves keys to the operator; keep them private anyway
 echo "lab 00112233445566778899aabbccddeeff" >"$work/right.keys"
 echo "other ffeeddccbbaa99887766554433221100" >"$work/wrong.keys"
+# rate_limit 100, burst 50: the forged packets below outrun it at whatever pace a loaded
+# machine gives the forger.
 start_agent auth 19482 "{enabled: true, listen: \"$reflector_address:$auth_port\", \
-auth_key_file: \"$work/right.keys\"}"
+auth_key_file: \"$work/right.keys\", rate_limit: 100, burst: 50}"
 snapshot before-auth
 # No answer comes, so the probe exits 1 after its summary; the summary is what is checked.
 run_for 30 ip netns exec "$sender" "$netquality" probe "$reflector_address:$auth_port" \
@@ -244,8 +253,66 @@ print(("ok   " if ok else "FAIL ") + "the right key: every answer's HMAC verifie
       f"(refused_bad_hmac {summary['refused_bad_hmac']}, malformed {summary['refused_malformed']})")
 sys.exit(0 if ok else 1)
 CHECK
+# Forged (issue 39, item 1): 6 s of 400 authenticated-size packets/s with a bad HMAC from the
+# prober's own address (another port) while a probe with the right key sends 200 at 50/s. When
+# the rate limit came before the HMAC they spent the prober's budget (58-73 % of its probes
+# lost); now none may be. The check needs the forger at 150/s at least (a loaded machine
+# paces it late): with the probe's 50/s twice the reflector's 100/s, so the old order would
+# have lost half the probes.
+snapshot before-forged
+spawn ip netns exec "$sender" python3 "$helper" flood "$subnet.1" "$reflector_address" \
+  "$auth_port" 6 400 112 >"$work/forged.json"
+forger_pid=$!
+pids+=("$forger_pid")
+run_for 30 ip netns exec "$sender" "$netquality" probe "$reflector_address:$auth_port" \
+  --count 200 --interval 20ms --auth-keys "$work/right.keys" --json >"$work/forged-probe.json" \
+  || fail "the probe beside the forged packets failed"
+if wait_exit 20 "$forger_pid"; then
+  wait "$forger_pid" || fail "the forger exited non-zero"
+else
+  fail "the forger did not end within 20 s"
+  stop_process "$forger_pid"
+fi
+snapshot after-forged
+python3 "$helper" check-forged "$work/forged.json" "$work/forged-probe.json" \
+  "$work"/{before,after}-forged-metrics.json || failed=$((failed + 1))
 promtool_check auth
 stop_with INT "$agent_pid" "the agent (auth)"
+
+# 4. Loops (issue 39, item 2): reflector B (`netquality reflect`) on the sender's side at
+# .1:18623, the agent's reflector A at .2:18624; one packet spoofed from B's address and port
+# into A. A answers B once, and B, given a reflector's answer, does not answer it: one reply in
+# all (before: about 400 each way, until the rate limits held them).
+loop_port=18624
+start_agent loop 19483 "{enabled: true, listen: \"$reflector_address:$loop_port\"}"
+start_reflect reflect-b "$sender" "$subnet.1:18623"
+reflect_b_pid=$reflect_pid
+snapshot before-loop
+in_sender python3 "$helper" spoof "$subnet.1" 18623 "$reflector_address" "$loop_port" 44 \
+  >"$work/loop-spoof.json"
+snapshot after-loop
+stop_with INT "$reflect_b_pid" "reflector B (netquality reflect)"
+python3 - "$work"/{before,after}-loop-metrics.json "$work/reflect-b.out" <<'CHECK' \
+  || failed=$((failed + 1))
+import json, re, sys
+m0, m1 = (json.load(open(p)) for p in sys.argv[1:3])
+delta = lambda name: m1.get(name, 0) - m0.get(name, 0)
+a_received = delta("netquality_reflector_received_packets_total")
+a_reflected = delta("netquality_reflector_reflected_packets_total")
+a_refused = delta('netquality_reflector_refused_total{reason="reflected_packet"}')
+summary = open(sys.argv[3]).read().strip().splitlines()[-1]
+found = re.search(r"received (\d+) packets .*reflected (\d+) .*reflected_packet=(\d+)", summary)
+b_received, b_reflected, b_refused = (int(g) for g in found.groups()) if found else (-1, -1, -1)
+print(f"     A: received {a_received:.0f}, reflected {a_reflected:.0f}, refused reflected_packet "
+      f"{a_refused:.0f}; B: received {b_received}, reflected {b_reflected}, refused "
+      f"reflected_packet {b_refused}")
+ok = a_received == 1 and a_reflected == 1 and b_received == 1 and b_reflected == 0 \
+    and b_refused == 1
+print(("ok   " if ok else "FAIL ") + "one spoofed packet into two reflectors: "
+      f"{a_reflected + b_reflected:.0f} answer(s) in all, at most 1")
+sys.exit(0 if ok else 1)
+CHECK
+stop_with INT "$agent_pid" "the agent (loop)"
 
 if [ "$failed" -ne 0 ]; then
   echo "FAIL $failed check(s) of STAMP's wire format and the reflector's safety failed"

@@ -255,9 +255,9 @@ def send(source, target, port, count, size, source_port=0):
     print(json.dumps({"sent": sent, "sent_bytes": sent_bytes, "answers": answers}))
 
 
-def flood(source, target, port, seconds, per_second=0):
+def flood(source, target, port, seconds, per_second=0, size=44):
     sock = sender_socket(source)
-    packet_size = 44
+    packet_size = int(size)
     destination = (target, int(port))
     sent = send_failures = answers = answer_bytes = longer_answers = 0
     first_send = last_send = last_answer = None
@@ -310,6 +310,47 @@ def flood(source, target, port, seconds, per_second=0):
         "answers": answers, "answer_bytes": answer_bytes, "longer_answers": longer_answers,
         "first_send": first_send, "last_send": last_send, "last_answer": last_answer,
     }))
+
+
+def spoof(source, source_port, target, port, size):
+    """One request from SOURCE:SOURCE_PORT written by a raw socket, so no socket need be bound
+    there (the port may be another program's): what a spoofer sends. UDP checksum 0: none
+    (RFC 768)."""
+    payload = request(0, int(size))
+    header = struct.pack("!HHHH", int(source_port), int(port), 8 + len(payload), 0)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+    sock.bind((source, 0))
+    sock.sendto(header + payload, (target, 0))
+    print(json.dumps({"sent": 1}))
+
+
+def check_forged(forged_file, probe_file, metrics_before, metrics_after):
+    """Issue 39, item 1: forged packets from the prober's own address, with a bad HMAC, never
+    cost the prober an answer; each is counted bad_hmac, none rate_limited."""
+    load = lambda path: json.load(open(path))
+    forged, probe = load(forged_file), load(probe_file)
+    m0, m1 = load(metrics_before), load(metrics_after)
+    refused = lambda reason: (m1.get(f'netquality_reflector_refused_total{{reason="{reason}"}}', 0)
+                              - m0.get(f'netquality_reflector_refused_total{{reason="{reason}"}}', 0))
+    total = probe["peer"]["probe"]["total"]
+    seconds = forged["last_send"] - forged["first_send"]
+    rate = forged["sent"] / seconds if seconds > 0 else 0
+    print(f"     forged: {forged['sent']} packets in {seconds:.1f} s ({rate:.0f}/s), answered "
+          f"{forged['answers']}; probe: {total['received']} of {total['sent']} answered, "
+          f"{total['forward_lost']} lost forward; bad_hmac +{refused('bad_hmac'):.0f}, "
+          f"rate_limited +{refused('rate_limited'):.0f}")
+    checks = [
+        (seconds >= 4 and rate >= 150,
+         "at least 4 s of forged packets at 150/s or more (400/s asked)"),
+        (forged["answers"] == 0, "no forged packet answered"),
+        (total["sent"] == 200 and total["received"] == 200 and total["forward_lost"] == 0,
+         "the prober's forward loss is 0: every probe answered"),
+        (refused("bad_hmac") == forged["sent"], "every forged packet counted bad_hmac"),
+        (refused("rate_limited") == 0, "nothing rate_limited"),
+    ]
+    for ok, what in checks:
+        print(("ok   " if ok else "FAIL ") + "forged: " + what)
+    return 0 if all(ok for ok, _ in checks) else 1
 
 
 # -- counters -------------------------------------------------------------------------------
@@ -507,6 +548,10 @@ def main(arguments):
         return flood(*rest)
     if command == "counters":
         return counters(*rest)
+    if command == "spoof":
+        return spoof(*rest)
+    if command == "check-forged":
+        return check_forged(*rest)
     if command == "metrics":
         print(json.dumps(read_metrics(rest[0])))
         return 0
