@@ -1,7 +1,8 @@
 import NetQualityCore
 
-/// The reflector's per-source rate limit: a token bucket per source address, kept in a fixed
-/// array of hashed slots that never forgets what a source has used.
+/// The reflector's per-source rate limit: a token bucket per source address (or per address
+/// and port: `ReflectorPolicy` keeps one table of each), kept in a fixed array of hashed slots
+/// that never forgets what a source has used.
 ///
 /// The buckets used to live in a least-recently-used table of 4,096 entries. A spoofer that
 /// cycled 4,200 other source addresses between bursts "from" its victim had the victim's
