@@ -233,6 +233,34 @@ final class CallScenarioTests: XCTestCase {
     XCTAssertEqual(record.answer, Scenario.time(0))
   }
 
+  /// A silence shorter than the interrupted timer after lossy media: the window without a
+  /// packet has no MOS (issue 38: the pooled windows aging out made it rise, 3.14 → 3.87 →
+  /// 4.14, during a blackout), for the peer and in the call's figures.
+  func testAWindowWithoutMediaHasNoMOS() throws {
+    var scenario = Scenario()
+    let lossy = exactRandomLoss(percent: 8)
+    scenario.call(seconds: 0..<10, rxDrop: lossy)
+    scenario.idle(until: 13)
+    scenario.call(seconds: 13..<20, firstSequence: 150)
+    scenario.idle(until: 90)
+    // The tick at 12 s closes (10, 12]: nothing arrived, and the peer is not yet interrupted.
+    let silent = try XCTUnwrap(
+      scenario.ticks.firstIndex { $0.snapshot.time == Scenario.time(12) })
+    let peer = try XCTUnwrap(scenario.peer(at: silent))
+    XCTAssertEqual(peer.state, .connected)
+    XCTAssertEqual(peer.rxPackets, 0)
+    XCTAssertNil(peer.rx.meanOpinionScore)
+    XCTAssertNil(peer.tx.meanOpinionScore)
+    // The call's mean is over the ticks with media: the peer's, tick by tick.
+    let scored = scenario.ticks.compactMap {
+      $0.snapshot.peers.first { $0.peer == Scenario.peer }?.rx.meanOpinionScore
+    }
+    let record = try XCTUnwrap(ended(scenario).first)
+    let mean = try XCTUnwrap(record.rx.meanMeanOpinionScore)
+    XCTAssertEqual(mean, scored.reduce(0, +) / Double(scored.count), accuracy: 1e-9)
+    XCTAssertEqual(record.rx.minMeanOpinionScore, scored.min())
+  }
+
   /// SIPp without per-call media ports: two calls whose callee receives on one port, told
   /// apart by the callers' ports (both ends of a stream name one call).
   func testSharedMediaPortBindsByBothEnds() throws {

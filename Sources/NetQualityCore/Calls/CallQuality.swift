@@ -144,6 +144,7 @@ extension CallTracker {
     default:
       break
     }
+    Scorer.dropOpinionOfSilence(&rx, &tx, window)
     record.levelCounters.record(rx: rx.level, tx: tx.level, seconds: interval, at: now)
     state.quality.rx.add(rx)
     state.quality.tx.add(tx)

@@ -39,6 +39,7 @@ extension Scorer {
     default:
       break
     }
+    if probe == nil { Self.dropOpinionOfSilence(&rx, &tx, window) }
     record.interfaces = window.interfaces
     record.levelCounters.record(rx: rx.level, tx: tx.level, seconds: intervalSeconds, at: now)
     let extras = PeerExtras.boxed(probe: probe, media: media, reusing: record.extras)
@@ -60,6 +61,25 @@ extension Scorer {
       streams: window.streams, extras: extras)
     events += alertEvents(snapshot, now: now)
     return (snapshot, events)
+  }
+}
+
+extension Scorer {
+  /// A direction whose window carried no media has no opinion score (and no rating): the
+  /// level shown still comes from the pooled windows, but a MOS of a window nobody could hear
+  /// would be made of the windows before it, and rose as their losses aged out during a
+  /// blackout (3.14 → 3.87 → 4.14, issue 38). For peers and calls alike.
+  static func dropOpinionOfSilence(
+    _ rx: inout DirectionSnapshot, _ tx: inout DirectionSnapshot, _ window: PeerWindow
+  ) {
+    if window.rxAudio.packets + window.rxVideo.packets == 0 {
+      rx.meanOpinionScore = nil
+      rx.rating = nil
+    }
+    if window.txPackets == 0 {
+      tx.meanOpinionScore = nil
+      tx.rating = nil
+    }
   }
 }
 
