@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`.
-.PHONY: run sample test test-quick lint fuzz bench build clean install install-build uninstall
+.PHONY: run sample test test-quick lint fuzz bench build clean install install-build uninstall dist deb
 
 SAMPLE := .build/sample.pcap
 
@@ -46,7 +46,7 @@ build:
 	swift build
 
 clean:
-	rm -rf .build .build-fuzz .build-install bench-out
+	rm -rf .build .build-fuzz .build-install bench-out dist
 
 # Installation (docs/install.md): PREFIX and DESTDIR as usual; CONFIGURATION=debug installs a
 # debug build.
@@ -115,3 +115,18 @@ uninstall:
 		$(DESTDIR)$(CONFIG_FILE).new
 	rm -rf $(DESTDIR)$(DATADIR)
 	@echo "kept $(DESTDIR)$(CONFIG_FILE) and the agent's state in /var/lib/netquality"
+
+# Release artefacts (docs/install.md), from install-build's binary and laid out by `install`
+# itself (scripts/dist.sh): in DIST_DIR, the archive netquality-VERSION-linux-ARCH.tar.gz,
+# the Debian package netquality_DEB_VERSION_ARCH.deb (dpkg-deb; Depends from dpkg-shlibdeps;
+# the maintainer scripts of packaging/deb) and SHA256SUMS. `make deb`: the package alone.
+# VERSION is the agent's own (BuildInfo.version); DEB_REVISION counts packagings of it.
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/NetQualityAgent/BuildInfo.swift)
+DEB_REVISION ?= 1
+DEB_VERSION ?= $(VERSION)-$(DEB_REVISION)
+DIST_DIR ?= dist
+dist_env = VERSION='$(VERSION)' DEB_VERSION='$(DEB_VERSION)' DIST_DIR='$(DIST_DIR)'
+dist: install-build
+	$(dist_env) scripts/dist.sh archive deb
+deb: install-build
+	$(dist_env) scripts/dist.sh deb

@@ -20,7 +20,7 @@
 #   - the debug build with the tests (.build): the unit tests, the end-to-end stages, fuzz's seed;
 #   - the release build `make install` makes (.build-install, the Swift runtime linked in
 #     statically: XCTest has no static runtime, so the tests cannot link against it): install,
-#     the allocation count, e2e-probes-scale and e2e-systemd-unit.
+#     the allocation count, e2e-probes-scale, e2e-systemd-unit and e2e-package.
 #
 # The stages after the build run in three lanes at once, then a tail alone:
 #   - host: the unit tests and every stage on the host's own loopback (their agents capture
@@ -105,6 +105,9 @@ after=(
   # release build's claim, on a machine otherwise idle.
   "e2e-peers-scale|300|e2e/peers-scale.sh"
   "e2e-systemd-unit|600|e2e/systemd-unit.sh"
+  # `make dist` from the release build, its package installed, upgraded and purged by dpkg in a
+  # container without the toolchain (systemd as its PID 1).
+  "e2e-package|600|e2e/package.sh"
 )
 
 selected=("$@")
