@@ -8,21 +8,25 @@
 #      (verified against the CA) -> the metrics;
 #   2. a real Prometheus (Debian's) scraping through TLS and basic auth: up == 1 and a
 #      netquality series; a second job with a wrong password: up == 0;
-#   3. chromium (headless) opens the status page: no console message, the DOM has the demo
+#   3. `netquality top` over https: with the user and password in its URL and the CA file it
+#      shows the demo peer's row at the level the agent's /metrics shows; with --username and
+#      --password-file too; a wrong password and a missing CA each show their one line;
+#   4. chromium (headless) opens the status page: no console message, the DOM has the demo
 #      peer's row and an SVG chart with several points; a screenshot is kept under
 #      .build/artifacts/;
-#   4. SIGHUP with a new password: the old one refused, the new one accepted; a reload with a
+#   5. SIGHUP with a new password: the old one refused, the new one accepted; a reload with a
 #      broken file keeps the running configuration;
-#   5. client certificates (RequireAndVerifyClientCert): without one the handshake is refused,
-#      with one signed by the client CA -> 200;
-#   6. a key file that cannot be read: the agent and check-config each stop with one line.
+#   6. client certificates (RequireAndVerifyClientCert): without one the handshake is refused,
+#      with one signed by the client CA -> 200, and `top` with --cert-file and --key-file
+#      shows the demo peer;
+#   7. a key file that cannot be read: the agent and check-config each stop with one line.
 #
 #   e2e/web-security.sh      (root, for the namespace and the capture; skips otherwise)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source e2e/lib.sh
 skip_without_namespaces "web security" "a network namespace and the agent's capture on lo"
-scripts/bootstrap.sh curl openssl apache2-utils prometheus chromium iproute2 python3
+scripts/bootstrap.sh curl openssl apache2-utils prometheus chromium iproute2 python3 tmux
 build_product netquality
 netquality=$PWD/.build/debug/netquality
 artifacts=$PWD/.build/artifacts
@@ -30,6 +34,8 @@ mkdir -p "$artifacts"
 
 port=19481
 loopback_namespace nqweb
+socket=nqweb$$
+trap 'tmux -L "$socket" kill-server 2>/dev/null || true; loopback_namespace_cleanup' EXIT
 
 # A CA, a server certificate for 127.0.0.1 and a client certificate, all made now.
 cd "$work"
@@ -160,7 +166,48 @@ print(f"     invalid {invalid:.0f}, TLS handshake failures {handshakes:.0f}, bcr
 sys.exit(0 if invalid >= 2 and handshakes >= 1 and bcrypt == 2 else 1)
 PY
 
-# 3. The status page in a real browser (the page has no script: any console line is wrong).
+# 3. `netquality top` over TLS and basic auth, in tmux (a terminal of its own) in the namespace.
+top_in_tmux() {  # SESSION, then top's options
+  local session=$1
+  shift
+  in_ns tmux -L "$socket" new-session -d -s "$session" -x 140 -y 30 \
+    "NO_COLOR=1 $netquality top --refresh 1 $*; sleep 120"
+}
+screen() { tmux -L "$socket" capture-pane -p -t "$1" 2>/dev/null; }
+shows() { screen "$1" | grep -qE "$2"; }
+level_names=(unknown excellent good poor bad very_bad down)
+# The demo peer's row, connected, at the rx level the agent's own /metrics shows (both read
+# again until they agree: the level may move between two reads).
+top_shows_agent_level() {  # SESSION
+  local level
+  level=$(agent_level)
+  [ -n "$level" ] && shows "$1" "^127\.0\.0\.2 +connected +${level_names[$level]} "
+}
+top_check() {  # DESCRIPTION SESSION
+  if wait_until 30 "top's row of the demo peer" top_shows_agent_level "$2"; then
+    echo "ok   $1: $(screen "$2" | grep '^127\.0\.0\.2' | tr -s ' ')"
+  else
+    echo "FAIL $1; the screen:"
+    screen "$2"
+    failures=$((failures + 1))
+  fi
+}
+top_in_tmux url --url "https://prometheus:secret@127.0.0.1:$port" --ca-file "$work/ca.pem"
+top_check "top --url https://USER:PASSWORD@… --ca-file: the demo peer at the agent's level" url
+printf 'secret\n' >"$work/password"
+top_in_tmux flags --url "https://127.0.0.1:$port" --username prometheus \
+  --password-file "$work/password" --ca-file "$work/ca.pem"
+top_check "top --username --password-file: the same" flags
+top_in_tmux wrong --url "https://prometheus:wrong@127.0.0.1:$port" --ca-file "$work/ca.pem"
+check "top with a wrong password: one line saying so" wait_until 15 "the 401 line" shows wrong \
+  "^! https://127\.0\.0\.1:$port: HTTP/1\.1 401 Unauthorized: the agent refused user prometheus's password"
+top_in_tmux noca --url "https://prometheus:secret@127.0.0.1:$port"
+check "top without the CA file: the certificate refused (TLS), no data" \
+  wait_until 15 "the TLS line" shows noca "^! https://127\.0\.0\.1:$port: .*TLS"
+check "and no peer row from it" bash -c "! tmux -L $socket capture-pane -p -t noca | grep -q '^127\.0\.0\.2'"
+tmux -L "$socket" kill-server 2>/dev/null || true
+
+# 4. The status page in a real browser (the page has no script: any console line is wrong).
 chromium_run() {  # output file, then chromium's options
   local out=$1
   shift
@@ -192,7 +239,7 @@ chromium_run "$work/shot.out" --window-size=1400,700 --screenshot="$artifacts/st
 check "a screenshot of the page: $artifacts/status-page.png" \
   test "$(stat -c %s "$artifacts/status-page.png" 2>/dev/null || echo 0)" -gt 20000
 
-# 4. SIGHUP: a new password applies at once; a broken file is refused and the old one kept.
+# 5. SIGHUP: a new password applies at once; a broken file is refused and the old one kept.
 sed -i "s|prometheus: .*|prometheus: '$(htpasswd -nbBC 10 "" secret2 | tr -d ':\n')'|" "$work/web.yml"
 agent_pid=$(for p in $(descendants "$agent"); do
   [ "$(cat "/proc/$p/comm" 2>/dev/null)" = netquality ] && echo "$p"; done | head -1)
@@ -210,7 +257,7 @@ check "and the password in effect still works" \
   test "$(status_of -u prometheus:secret2 "$base/-/healthy")" = 200
 stop_process "$agent"
 
-# 5. Client certificates.
+# 6. Client certificates.
 cat >"$work/web-mtls.yml" <<YAML
 tls_server_config:
   cert_file: server.pem
@@ -236,9 +283,18 @@ set -e
 check "without a client certificate: the handshake is refused (curl exit $without)" \
   test "$without" = 56 -o "$without" = 35
 check "with a certificate of another CA: refused (curl exit $other)" test "$other" = 56 -o "$other" = 35
+top_in_tmux mtls --url "https://127.0.0.1:$port" --ca-file "$work/ca.pem" \
+  --cert-file "$work/client.pem" --key-file "$work/client.key"
+# This agent has no basic auth: its level read with the client certificate.
+agent_level() {
+  tls_curl --cert "$work/client.pem" --key "$work/client.key" "$base/metrics" |
+    sed -n 's/^netquality_peer_quality_level{peer="127.0.0.2",direction="rx"} \([1-6]\)$/\1/p'
+}
+top_check "top --cert-file --key-file (client certificate): the demo peer" mtls
+tmux -L "$socket" kill-server 2>/dev/null || true
 stop_process "$agent"
 
-# 6. A key file that cannot be read stops the start with one line, and check-config too.
+# 7. A key file that cannot be read stops the start with one line, and check-config too.
 sed 's|key_file: server.key|key_file: missing.key|' "$work/web-mtls.yml" >"$work/web-bad.yml"
 set +e
 run_for 60 ip netns exec "$namespace" "$netquality" run --demo --listen 127.0.0.1:$port \

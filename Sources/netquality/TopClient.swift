@@ -1,85 +1,104 @@
-import ArgumentParser
 import Foundation
 import Glibc
-import NetQualityAgent
-import NetQualityCore
-import NetQualityExport
+import NIOCore
+import NIOPosix
+import NIOSSL
 
-/// A plain HTTP/1.0 GET to the agent: all `top` needs, without an HTTP client library.
-struct HTTPEndpoint: CustomStringConvertible {
-  var host: String
-  var port: UInt16
-
-  init?(_ url: String) {
-    guard url.hasPrefix("http://") else { return nil }
-    let rest =
-      url.dropFirst("http://".count).split(separator: "/", maxSplits: 1).first.map(String.init)
-      ?? ""
-    guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...])
-    else {
-      return nil
-    }
-    host = String(rest[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-    self.port = port
-  }
-
-  var description: String { "http://\(host):\(port)" }
-
+/// `top`'s GET on SwiftNIO: one connection per request, TLS (NIOSSL) for https, the answer
+/// read raw into `ResponseReader` (bounded in size and time), one line for any failure.
+extension HTTPEndpoint {
   struct Failure: Error, CustomStringConvertible {
     var description: String
   }
 
+  /// The body of a 200 answer to `GET path`.
   func get(_ path: String) throws -> String {
-    var hints = addrinfo()
-    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-    var info: UnsafeMutablePointer<addrinfo>?
-    guard getaddrinfo(host, String(port), &hints, &info) == 0, let first = info else {
-      throw Failure(description: "cannot resolve \(host)")
-    }
-    defer { freeaddrinfo(info) }
-    let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, 0)
-    guard descriptor >= 0 else { throw Failure(description: String(cString: strerror(errno))) }
-    defer { close(descriptor) }
-    var timeout = timeval(tv_sec: 2, tv_usec: 0)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-      throw Failure(description: "cannot connect: \(String(cString: strerror(errno)))")
-    }
-    let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
-    _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
-    var reader = ResponseReader(maxBytes: Self.maxResponseBytes)
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    let giveUp = ContinuousClock.now.advanced(by: Self.deadline)
-    // Read until the body announced by Content-Length is complete (or the server closes):
-    // waiting for the close alone would stall on a server that keeps the connection.
-    while !reader.isComplete {
-      let count = recv(descriptor, &buffer, buffer.count, 0)
-      if count <= 0 { break }
-      guard reader.append(buffer[0..<count]) else {
-        throw Failure(
-          description: "the answer is larger than \(Self.maxResponseBytes >> 20) MiB: "
-            + "not a netquality agent's page of peers")
-      }
-      guard ContinuousClock.now < giveUp else {
-        throw Failure(description: "no whole answer within \(Self.deadline)")
-      }
-    }
-    let text = String(decoding: reader.bytes, as: UTF8.self)
+    let bytes = try exchange(Array(request(path: path).utf8))
+    let text = String(decoding: bytes, as: UTF8.self)
     guard text.hasPrefix("HTTP/1.1 200") || text.hasPrefix("HTTP/1.0 200"),
       let bodyStart = text.range(of: "\r\n\r\n")
     else {
-      throw Failure(
-        description: "unexpected answer: \(text.split(separator: "\r\n").first ?? "nothing")")
+      let status = text.split(separator: "\r\n").first.map(String.init) ?? "nothing"
+      if status.hasPrefix("HTTP/1.1 401") {
+        throw Failure(
+          description: "\(status): "
+            + (credentials == nil
+              ? "the agent asks for a user and password (USER:PASSWORD@ in --url, or "
+                + "--username and --password-file)"
+              : "the agent refused user \(credentials?.username ?? "")'s password"))
+      }
+      throw Failure(description: "unexpected answer: \(status)")
     }
     return String(text[bodyStart.upperBound...])
+  }
+
+  private func exchange(_ request: [UInt8]) throws -> [UInt8] {
+    let tlsContext = self.tlsContext
+    let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    let promise = eventLoop.makePromise(of: [UInt8].self)
+    let (seconds, attoseconds) = Self.deadline.components
+    let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    let deadline = eventLoop.scheduleTask(in: timeout) {
+      promise.fail(Failure(description: "no whole answer within \(Self.deadline)"))
+    }
+    promise.futureResult.whenComplete { _ in deadline.cancel() }
+    // SNI and the certificate's name check take a name; for an address NIOSSL checks the
+    // certificate against the address connected to.
+    let serverName = Self.isAddress(host) ? nil : host
+    ClientBootstrap(group: eventLoop)
+      .connectTimeout(.seconds(2))
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          if let tlsContext {
+            try channel.pipeline.syncOperations.addHandler(
+              NIOSSLClientHandler(context: tlsContext, serverHostname: serverName))
+          }
+          try channel.pipeline.syncOperations.addHandler(
+            RawResponseCollector(promise: promise, maxBytes: Self.maxResponseBytes))
+        }
+      }
+      .connect(host: host, port: Int(port))
+      .whenComplete { result in
+        switch result {
+        case .failure(let error):
+          promise.fail(Failure(description: "cannot connect: \(Self.reason(error))"))
+        case .success(let channel):
+          promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+          channel.writeAndFlush(ByteBuffer(bytes: request)).whenFailure { error in
+            promise.fail(Failure(description: Self.reason(error)))
+          }
+        }
+      }
+    return try promise.futureResult.wait()
+  }
+
+  static func isAddress(_ host: String) -> Bool {
+    (try? SocketAddress(ipAddress: host, port: 0)) != nil
+  }
+
+  /// An error as one short line.
+  static func reason(_ error: any Error) -> String {
+    if let failure = error as? Failure { return failure.description }
+    if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+    if let connect = error as? NIOConnectionError {
+      let attempts = connect.connectionErrors.map { reason($0.error) }
+      if attempts.isEmpty { return "cannot resolve \(connect.host)" }
+      return Set(attempts).sorted().joined(separator: "; ")
+    }
+    if error is ChannelError, case ChannelError.connectTimeout = error {
+      return "connect timed out"
+    }
+    if let tls = error as? NIOSSLError { return "TLS: \(tls)" }
+    return "\(error)"
   }
 
   /// The most of an answer `get` reads. The agent's largest page (1,000 peers, `requestPath`)
   /// is a few hundred kilobytes of JSON; anything past this is not the agent, and reading it
   /// whole would take as much memory as whatever answers cares to send.
   static let maxResponseBytes = 16 << 20
-  /// The longest `get` waits for a whole answer: one that trickles in would otherwise hold
-  /// the screen and the keys for as long as it lasts (each read alone times out after 2 s).
+  /// The longest `get` waits for a whole answer, connecting (at most 2 s) and the TLS
+  /// handshake included: one that trickles in would otherwise hold the screen and the keys for
+  /// as long as it lasts.
   static let deadline = Duration.seconds(10)
 
   /// An HTTP/1.1 response as it comes in: complete once the header and the Content-Length
@@ -133,5 +152,50 @@ struct HTTPEndpoint: CustomStringConvertible {
       else { return nil }
       return length
     }
+  }
+}
+
+/// Reads the answer as bytes into `ResponseReader` and completes once it is whole, or the
+/// server closed (the caller judges what came), or it grew past the bound.
+private final class RawResponseCollector: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+
+  private let promise: EventLoopPromise<[UInt8]>
+  private var reader: HTTPEndpoint.ResponseReader
+
+  init(promise: EventLoopPromise<[UInt8]>, maxBytes: Int) {
+    self.promise = promise
+    reader = HTTPEndpoint.ResponseReader(maxBytes: maxBytes)
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let buffer = unwrapInboundIn(data)
+    guard reader.append(ArraySlice(buffer.readableBytesView)) else {
+      promise.fail(
+        HTTPEndpoint.Failure(
+          description: "the answer is larger than \(HTTPEndpoint.maxResponseBytes >> 20) MiB: "
+            + "not a netquality agent's page of peers"))
+      context.close(promise: nil)
+      return
+    }
+    if reader.isComplete {
+      promise.succeed(reader.bytes)
+      context.close(promise: nil)
+    }
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    promise.succeed(reader.bytes)
+    context.fireChannelInactive()
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    // A server that closes without TLS's close_notify has still said what it said.
+    if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
+      promise.succeed(reader.bytes)
+    } else {
+      promise.fail(HTTPEndpoint.Failure(description: HTTPEndpoint.reason(error)))
+    }
+    context.close(promise: nil)
   }
 }

@@ -194,7 +194,8 @@ final class TopTerminalSafetyTests: XCTestCase {
   func testAnEndlessAnswerIsCutAtSixteenMebibytes() throws {
     let server = try EndlessServer()
     let started = Date()
-    XCTAssertThrowsError(try HTTPEndpoint("http://127.0.0.1:\(server.port)")?.get("/")) { error in
+    XCTAssertThrowsError(try HTTPEndpoint(url: "http://127.0.0.1:\(server.port)").get("/")) {
+      error in
       XCTAssertEqual(
         "\(error)", "the answer is larger than 16 MiB: not a netquality agent's page of peers")
     }
