@@ -90,6 +90,9 @@ public enum CallsJSON {
       ("ssrc", .integer(Int64(stream.key.ssrc))),
       ("direction", .string(stream.direction.rawValue)),
       ("packets", .integer(stream.packets)),
+      ("lost", stream.lost.map(JSONValue.integer) ?? .null),
+      ("outages", .integer(Int64(stream.outages))),
+      ("outage_s", .number(stream.outageSeconds)),
     ])
   }
 

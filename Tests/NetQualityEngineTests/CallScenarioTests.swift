@@ -335,6 +335,129 @@ final class CallScenarioTests: XCTestCase {
     XCTAssertNil(record.callID)
   }
 
+  /// A WebRTC client that gathered two TURN allocations releases the one it does not use while
+  /// the call sets up (aiortc does, 0.7 s before the first media in the e2e's capture).
+  /// The release is on a flow the session's checks never used: it ends nothing. The alert at
+  /// the hang-up, on the checked flow, ends the call: one call from the first check.
+  func testAReleaseOfAnotherAllocationEndsNoWebRTCCall() throws {
+    var scenario = Scenario()
+    func check(_ username: String, transaction: UInt8, from: Endpoint, to: Endpoint) -> [UInt8] {
+      var attribute: [UInt8] = []
+      attribute.appendBigEndian(UInt16(0x0006))
+      attribute.appendBigEndian(UInt16(username.utf8.count))
+      attribute += Array(username.utf8)
+      while attribute.count % 4 != 0 { attribute.append(0) }
+      return PacketBuilder.frame(
+        source: from, destination: to,
+        payload: EncryptedCallTests.stun(
+          type: 0x0001, transaction: transaction, attributes: attribute))
+    }
+    scenario.feed(
+      check("remoteUfrag:localUfrag", transaction: 1, from: Scenario.local, to: Scenario.remote),
+      at: 0.05)
+    scenario.feed(
+      check("localUfrag:remoteUfrag", transaction: 2, from: Scenario.remote, to: Scenario.local),
+      at: 0.06)
+    // RFC 8656 section 7.2: Refresh with LIFETIME 0, from the remote's other allocation.
+    let unused = Endpoint(address: Scenario.remote.address, port: 50_100)
+    let release = EncryptedCallTests.stun(
+      type: 0x0004, transaction: 9, attributes: [0x00, 0x0D, 0x00, 0x04, 0, 0, 0, 0])
+    scenario.feed(
+      PacketBuilder.frame(source: unused, destination: Scenario.local, payload: release), at: 0.3)
+    // The first media 0.1 s after the release, then nothing seen for 2.3 s: a live tick
+    // whose capture lagged behind saw just that (the CI run: a second call 5 s later).
+    for (index, span) in [2.1..<2.2, 4.5..<5.0, 5.0..<10.0, 10.0..<12.0].enumerated() {
+      if index > 1 {
+        // Consent checks (RFC 7675 section 5.1) between the spans of media.
+        scenario.feed(
+          check(
+            "remoteUfrag:localUfrag", transaction: UInt8(2 + index), from: Scenario.local,
+            to: Scenario.remote),
+          at: span.lowerBound)
+      }
+      scenario.call(seconds: span)
+    }
+    scenario.feed(
+      PacketBuilder.frame(
+        source: Scenario.local, destination: Scenario.remote, payload: EncryptedCallTests.dtlsAlert),
+      at: 12.0)
+    scenario.idle(until: 18)
+    let calls = ended(scenario)
+    XCTAssertEqual(calls.map(\.kind), [.webrtc])
+    XCTAssertEqual(calls.map(\.endReason), [.dtlsAlert])
+    XCTAssertEqual(calls.first?.start, Scenario.time(0.05))
+    XCTAssertEqual(calls.first?.answer, Scenario.time(2.1))
+  }
+
+  /// An answered SIP call from 0.1 s (media from 0.3 s), hung up at `end`.
+  func answeredCall(
+    _ scenario: inout Scenario, _ callID: String, end: Double, media: (inout Scenario) -> Void
+  ) {
+    let call = Self.dialog(callID)
+    sip(
+      &scenario, call.request("INVITE", cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.remote)),
+      fromCaller: true, at: 0.1)
+    sip(
+      &scenario, call.response(200, cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.local)),
+      fromCaller: false, at: 0.2)
+    media(&scenario)
+    sip(&scenario, call.request("BYE", cseq: 2, inDialog: true), fromCaller: true, at: end)
+    scenario.idle(until: end + 6)
+  }
+
+  /// Issue 38: one leg out for 16 s while the other flows is an outage of that leg and of the
+  /// call (it was none: the call's activity was its latest packet over all its streams), and
+  /// the packets lost across it are the call's rx loss (they were left out: 0 instead of 800).
+  func testALegOutIsAnOutageAndItsLossIsTheCalls() throws {
+    var scenario = Scenario()
+    let lost: Set<Int> = [20, 21, 1500]
+    answeredCall(&scenario, "leg-out", end: 40) {
+      $0.call(seconds: 0.3..<39.9, rxDrop: { (500..<1300).contains($0) || lost.contains($0) })
+    }
+    let record = try XCTUnwrap(ended(scenario).first)
+    XCTAssertEqual(record.endReason, .byeCaller)
+    XCTAssertEqual(record.rx.lost, 800 + Int64(lost.count))
+    XCTAssertEqual(record.outages, 1)
+    // From the last packet before (9.98 s) to the first after (26.0 s).
+    XCTAssertEqual(record.outageSeconds, 16.02, accuracy: 1e-6)
+    let rx = try XCTUnwrap(record.streams.first { $0.key.ssrc == 0xAAAA })
+    XCTAssertEqual(rx.lost, 800 + Int64(lost.count))
+    XCTAssertEqual(rx.outages, 1)
+    let tx = try XCTUnwrap(record.streams.first { $0.key.ssrc == 0xBBBB })
+    XCTAssertEqual(tx.outages, 0)
+    XCTAssertNil(tx.lost)
+  }
+
+  /// Issue 38: a 5 s blackout of both directions is one outage of the call of 5 s, whatever
+  /// the phase of the ticks (it was one only when a tick fell in its last second), and its
+  /// packets are lost.
+  func testATwoWayBlackoutIsOneOutageAtEveryPhase() throws {
+    for offset in [0.0, 0.5, 1.0, 1.5] {
+      var scenario = Scenario()
+      answeredCall(&scenario, "blackout", end: 30) {
+        $0.call(seconds: 0.3..<(10 + offset))
+        $0.call(seconds: (15 + offset)..<29.9)
+      }
+      let record = try XCTUnwrap(ended(scenario).first, "offset \(offset)")
+      XCTAssertEqual(record.outages, 1, "offset \(offset)")
+      XCTAssertEqual(record.outageSeconds, 5.02, accuracy: 1e-6, "offset \(offset)")
+      XCTAssertEqual(record.rx.lost, 250, "offset \(offset)")
+      XCTAssertEqual(record.streams.map(\.outages), [1, 1], "offset \(offset)")
+    }
+  }
+
+  /// A leg that never comes back before the hang-up is an outage up to the call's last packet.
+  func testALegThatNeverComesBackIsAnOutageToTheEnd() throws {
+    var scenario = Scenario()
+    answeredCall(&scenario, "leg-gone", end: 30) {
+      $0.call(seconds: 0.3..<29.9, rxDrop: { $0 >= 1000 })
+    }
+    let record = try XCTUnwrap(ended(scenario).first)
+    XCTAssertEqual(record.outages, 1)
+    // From the rx leg's last packet (19.98 s) to the tx leg's (29.88 s).
+    XCTAssertEqual(record.outageSeconds, 9.9, accuracy: 1e-6)
+  }
+
   /// At most `max_tracked` calls at once: the next is counted, not tracked, and its streams
   /// have no call.
   func testTrackedCallsAreBounded() throws {

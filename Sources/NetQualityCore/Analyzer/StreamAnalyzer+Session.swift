@@ -53,5 +53,9 @@ extension StreamAnalyzer {
     let end = SessionEnd(time: time, reason: reason)
     sessionEndByAddress[datagram.sourceAddress] = end
     sessionEndByAddress[datagram.destinationAddress] = end
+    calls.append(
+      .flowEnd(
+        SignallingJournal.FlowEnd(
+          source: datagram.source, destination: datagram.destination, end: end)))
   }
 }

@@ -9,11 +9,9 @@ struct CallQuality {
   var firstMedia: CaptureTime?
   /// The latest media or RTCP of the call.
   var lastActivity: CaptureTime?
+  /// rx `lost` is the sum of the streams' (`CallState.account`); the rest is summed here.
   var rx = Accumulator()
   var tx = Accumulator()
-  var outages = 0
-  var outageSince: CaptureTime?
-  var outageSeconds = 0.0
 
   /// One direction's sums over the ticks.
   struct Accumulator {
@@ -84,10 +82,10 @@ extension CallTracker {
     if let activity = fromRemote ?? window.txLastArrival {
       state.quality.lastActivity = max(state.quality.lastActivity ?? activity, activity)
     }
-    // The sums of what flowed, whatever the state: rx lost by sequence, tx lost as the far
-    // end's reports counted it (each report once: the ones newer than the last tick).
+    // The sums of what flowed, whatever the state (rx lost by sequence is the streams',
+    // `CallState.account`); tx lost as the far end's reports counted it (each report once:
+    // the ones newer than the last tick).
     state.quality.rx.packets += window.rxAudio.packets + window.rxVideo.packets
-    state.quality.rx.lost += window.rxAudio.lost + window.rxVideo.lost
     if window.rxStreams > 0 { state.quality.rx.lostKnown = true }
     state.quality.tx.packets += window.txPackets
     var txJitter: Double?
@@ -114,25 +112,11 @@ extension CallTracker {
       control = ConnectionTracker.Control(
         lastMedia: window.rxLastArrival, lastRTCP: lastRTCP, allowanceSeconds: allowance)
     }
-    for (transition, time) in record.tracker.advance(
+    // The media's state scores the call (down while disconnected); its outages are its
+    // streams' silences (`CallState.noteSilence`), also those of one leg while another flows.
+    _ = record.tracker.advance(
       to: now, lastActivity: lastActivity, resumedAt: window.rxResumedAt, endedAt: nil,
       control: control, timers: scorer.configuration.timers)
-    {
-      switch transition {
-      case .interrupted, .disconnected, .timeout:
-        if state.quality.outageSince == nil {
-          state.quality.outages += 1
-          state.quality.outageSince = time
-        }
-      case .recovered:
-        if let since = state.quality.outageSince {
-          state.quality.outageSeconds += max(0, time.seconds(since: since))
-          state.quality.outageSince = nil
-        }
-      default:
-        break
-      }
-    }
     let (rtt, _) = scorer.roundTrip(window, probe: nil, now: now)
     var rx = scorer.scoreRx(&record, window, probe: nil, roundTripMilliseconds: rtt)
     var tx = scorer.scoreTx(&record, window, probe: nil, roundTripMilliseconds: rtt, now: now)

@@ -66,6 +66,13 @@ public struct CallRecord: Sendable, Equatable {
     public var key: StreamKey
     public var direction: StreamDirection
     public var packets: Int64
+    /// An rx media stream's loss while in the call, from its cumulative counters (RFC 3550
+    /// appendix A.3), outages included; nil for other streams.
+    public var lost: Int64?
+    /// Its silences of the `interrupted` timer or longer while not held, and their seconds
+    /// (from the last packet before each to the first after).
+    public var outages = 0
+    public var outageSeconds = 0.0
 
     public init(key: StreamKey, direction: StreamDirection, packets: Int64) {
       self.key = key

@@ -51,6 +51,8 @@ struct CallState {
   var iceSession: UInt64?
   var lastCheck: CaptureTime?
   var flows: [FlowPair] = []
+  /// The latest DTLS alert or TURN release on one of `flows`.
+  var flowEnd: SessionEnd?
 
   // Media: the peer whose continuous media the call is.
   var mediaPeer: String?
@@ -65,6 +67,12 @@ struct CallState {
   /// The peer of the signalling, for a call without streams.
   var signallingPeer: String?
   var streams: [CallRecord.Stream] = []
+  /// What the call follows of each of `streams`, at the same positions.
+  var tracks: [CallStreamTrack] = []
+  /// The silences of its streams that were outages (`noteSilence`), overlapping ones apart.
+  var outageSpans: [OutageSpan] = []
+  /// The latest hold that ended: its media's silence is no outage.
+  var lastHold: OutageSpan?
   var streamCount = 0
 
   init(kind: CallRecord.Kind, start: CaptureTime) {
@@ -85,12 +93,69 @@ struct CallState {
     peers.append(name)
   }
 
-  /// A stream's window into the record: its peer and its packets.
-  mutating func account(_ window: StreamWindow, peer: String) {
+  /// A stream's window into the record: its peer, its packets, its loss since the call had it
+  /// (the call's rx loss is the sum of its rx media streams'), and its silences (see
+  /// `CallStreamTrack`). Repair streams (RTX, FEC) come in bursts and lose what they please:
+  /// neither their gaps nor their loss are the call's.
+  mutating func account(
+    _ window: StreamWindow, _ fact: StreamFacts, peer: String, interruptedAfterSeconds: Double
+  ) {
     addPeer(peer)
-    if let index = streams.firstIndex(where: { $0.key == window.key }) {
-      streams[index].packets += window.packets
+    guard let index = streams.firstIndex(where: { $0.key == window.key }) else {
+      // Beyond the streams listed: the window's loss, as before (a call of 16 streams or more).
+      if window.direction == .rx && window.role == .media { quality.rx.lost += window.lostChange }
+      return
     }
+    streams[index].packets += window.packets
+    guard window.role == .media else { return }
+    var track = tracks[index]
+    if window.direction == .rx {
+      let before = track.lostBefore ?? (window.lostTotal - window.lostChange)
+      track.lostBefore = before
+      let lost = window.lostTotal - before
+      quality.rx.lost += lost - (streams[index].lost ?? 0)
+      streams[index].lost = lost
+    }
+    if window.packets > 0 {
+      // A silence spanning a whole tick ended: from the last packet before it to the first
+      // after (the stream's resume, a gap of a second or more). An outage is at least 4 s by
+      // default, longer than a tick, so every outage spans one.
+      if track.silentTick, let last = track.lastArrival, fact.resumedAt > last {
+        noteSilence(
+          stream: index, from: last, to: fact.resumedAt,
+          interruptedAfterSeconds: interruptedAfterSeconds)
+      }
+      track.silentTick = false
+    } else if track.lastArrival != nil {
+      track.silentTick = true
+    }
+    track.lastArrival = max(track.lastArrival ?? fact.lastArrival, fact.lastArrival)
+    tracks[index] = track
+  }
+
+  /// A silence of one stream from `start` to `end`: an outage of the stream and of the call
+  /// when it lasted the `interrupted` timer or longer and the call was not on hold then.
+  mutating func noteSilence(
+    stream index: Int, from start: CaptureTime, to end: CaptureTime,
+    interruptedAfterSeconds: Double
+  ) {
+    let seconds = end.seconds(since: start)
+    guard seconds >= interruptedAfterSeconds, !wasHeld(from: start, to: end) else { return }
+    streams[index].outages += 1
+    streams[index].outageSeconds += seconds
+    let span = OutageSpan(start: start, end: end)
+    if outageSpans.count < OutageSpan.maxKept {
+      outageSpans.append(span)
+    } else if let last = outageSpans.indices.last {
+      outageSpans[last].end = max(outageSpans[last].end, end)
+    }
+  }
+
+  /// The call was on hold for some of the time from `start` to `end`.
+  func wasHeld(from start: CaptureTime, to end: CaptureTime) -> Bool {
+    if let since = heldSince, since <= end { return true }
+    if let hold = lastHold, hold.start <= end, hold.end >= start { return true }
+    return false
   }
 }
 

@@ -20,6 +20,17 @@ extension CallTracker {
     }
   }
 
+  /// A DTLS alert or TURN release on a flow: the end of the WebRTC session whose checks went
+  /// over it (`SignallingJournal.FlowEnd`), decided like a peer's (`decideEnd`).
+  mutating func apply(_ flowEnd: SignallingJournal.FlowEnd) {
+    guard let slot = byFlow[FlowPair(flowEnd.source, flowEnd.destination)],
+      calls[Int(slot)].isLive, calls[Int(slot)].kind == .webrtc
+    else { return }
+    if calls[Int(slot)].flowEnd.map({ flowEnd.end.time > $0.time }) ?? true {
+      calls[Int(slot)].flowEnd = flowEnd.end
+    }
+  }
+
   /// Binds a stream the tick sees for the first time: to the SIP call whose SDP names its
   /// ends (both ends of one call first: a media port shared by many calls names them all),
   /// else to the WebRTC session whose checks went over its flow, else to its peer's media
@@ -72,6 +83,9 @@ extension CallTracker {
         localNetworks: scorer.configuration.localNetworks)
       calls[Int(slot)].streams.append(
         CallRecord.Stream(key: birth.key, direction: direction, packets: 0))
+      // A stream first seen now lost nothing before; one a new media call takes over, what
+      // its counters say before the call's first window of it.
+      calls[Int(slot)].tracks.append(CallStreamTrack(lostBefore: birth.mediaOnly ? nil : 0))
     }
   }
 

@@ -35,9 +35,11 @@ extension CallTracker {
         if now.seconds(since: latest) >= timeout { state.pendingEnd = (latest, .timeout) }
       }
     case .webrtc, .media:
+      // A WebRTC session ends by a signal on its own flows; a media call by one on its peer's.
       let (endedAt, reason) = Scorer.end(
-        of: state.window, activity: lastActivity ?? state.lastSignal, now: now,
-        inputEnded: inputEnded)
+        of: state.window,
+        sessionEnd: state.kind == .webrtc ? state.flowEnd : state.window.sessionEnd,
+        activity: lastActivity ?? state.lastSignal, now: now, inputEnded: inputEnded)
       if let endedAt, let reason, endedAt >= state.start {
         state.pendingEnd = (endedAt, Self.endReason(reason))
       } else if state.kind == .webrtc, let check = state.lastCheck,
@@ -99,17 +101,30 @@ extension CallTracker {
     }
     record.rx = state.quality.rx.direction(levelSeconds: levels[.rx] ?? [])
     record.tx = state.quality.tx.direction(levelSeconds: levels[.tx] ?? [])
-    record.streams = state.streams
+    var streams = state.streams
+    var spans = state.outageSpans
+    // A stream still silent at the end while another of the call went on: an outage up to the
+    // latest packet of the call (a leg that never came back). A call silent as a whole at its
+    // end ended there (its end reason says how); that silence is no outage.
+    let interrupted = interruptedAfterSeconds
+    if let latest = state.tracks.compactMap(\.lastArrival).max() {
+      for index in state.tracks.indices where index < streams.count {
+        guard let last = state.tracks[index].lastArrival,
+          latest.seconds(since: last) >= interrupted, !state.wasHeld(from: last, to: latest),
+          spans.count < OutageSpan.maxKept
+        else { continue }
+        streams[index].outages += 1
+        streams[index].outageSeconds += latest.seconds(since: last)
+        spans.append(OutageSpan(start: last, end: latest))
+      }
+    }
+    (record.outages, record.outageSeconds) = OutageSpan.union(spans)
+    record.streams = streams
     record.streamCount = state.streamCount
     record.codecs = state.codecs
     record.holds = state.holds
     record.heldSeconds = state.heldSeconds
     if let since = state.heldSince { record.heldSeconds += max(0, end.seconds(since: since)) }
-    record.outages = state.quality.outages
-    record.outageSeconds = state.quality.outageSeconds
-    if let since = state.quality.outageSince {
-      record.outageSeconds += max(0, end.seconds(since: since))
-    }
     record.sipRetransmissions = state.sipRetransmissions
     record.forkedAnswers = state.forkedAnswers
     record.firstTick = state.firstTick

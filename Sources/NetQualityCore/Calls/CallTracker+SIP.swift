@@ -210,7 +210,10 @@ extension CallTracker {
       )
     {
       state.held = false
-      if let since = state.heldSince { state.heldSeconds += max(0, time.seconds(since: since)) }
+      if let since = state.heldSince {
+        state.heldSeconds += max(0, time.seconds(since: since))
+        state.lastHold = OutageSpan(start: since, end: time)
+      }
       state.heldSince = nil
       // The media's silence while held is no outage: its state starts again from the resume.
       if var record = state.quality.record {

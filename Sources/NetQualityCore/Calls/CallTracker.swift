@@ -41,6 +41,9 @@ public struct CallTracker: Sendable {
   var silentRecordsMinute: Int64 = 0
   /// Ended SIP calls per tick over the failure window: (tick, ended, failed, 5xx).
   var failureWindow: [(time: CaptureTime, ended: Int, failed: Int, serverFailed: Int)] = []
+  /// The scorer's `interrupted` timer as of the latest tick: the shortest silence that is an
+  /// outage of a call's stream.
+  var interruptedAfterSeconds = ConnectionTimers().interruptedAfterSeconds
 
   /// A stream the tick sees for the first time (or whose call ended while it goes on).
   struct Birth {
@@ -168,6 +171,7 @@ public struct CallTracker: Sendable {
     signalling: SignallingCounters, windows: [StreamWindow], facts: [StreamFacts],
     names: [String], harvest: StreamHarvest, scorer: Scorer, inputEnded: Bool
   ) -> CallsSnapshot {
+    interruptedAfterSeconds = scorer.configuration.timers.interruptedAfterSeconds
     replay(journal.entries, scorer: scorer)
     for position in positionSlots.indices {
       let slot = positionSlots[position]
@@ -180,7 +184,9 @@ public struct CallTracker: Sendable {
       // A method of the call, changed in place: a method of the tracker given the call inout
       // read `self` (the whole array) during the access, so every stream of the tick copied
       // every call (quadratic in peers: 4,000 streams took 3 s a replay, issue 37).
-      calls[Int(slot)].account(windows[position], peer: names[position])
+      calls[Int(slot)].account(
+        windows[position], fact, peer: names[position],
+        interruptedAfterSeconds: interruptedAfterSeconds)
     }
     var snapshot = CallsSnapshot()
     var unrecorded: [IPAddress: Int] = [:]
@@ -241,6 +247,7 @@ public struct CallTracker: Sendable {
       switch entry {
       case .sip(let event): apply(event, scorer: scorer)
       case .ice(let check): apply(check)
+      case .flowEnd(let end): apply(end)
       }
     }
     while next < births.count {

@@ -6,13 +6,25 @@ public struct SignallingJournal: Sendable {
   public enum Entry: Sendable {
     case sip(SIPEvent)
     case ice(ICECheck)
+    case flowEnd(FlowEnd)
 
     var time: CaptureTime {
       switch self {
       case .sip(let event): event.time
       case .ice(let check): check.time
+      case .flowEnd(let end): end.end.time
       }
     }
+  }
+
+  /// A DTLS alert or a TURN allocation released (`SessionEnd`) on the flow from `source` to
+  /// `destination` (the outer addresses of TURN): it ends the WebRTC session whose checks went
+  /// over that flow, and no other (a client releases the allocations it gathered and does not
+  /// use while its call sets up).
+  public struct FlowEnd: Sendable {
+    public var source: Endpoint
+    public var destination: Endpoint
+    public var end: SessionEnd
   }
 
   /// A SIP message with where it went.

@@ -14,7 +14,8 @@ extension Scorer {
     let activity = fromPeer ?? probe?.firstSentAt ?? window.txLastArrival ?? now
     let resumedAt = [window.rxResumedAt, probe?.resumedAt].compactMap { $0 }.min()
     let (endedAt, endReason) = Self.end(
-      of: window, activity: activity, now: now, inputEnded: inputEnded)
+      of: window, sessionEnd: window.sessionEnd, activity: activity, now: now,
+      inputEnded: inputEnded)
     // A peer reached only through interfaces whose link is down is down since the last of
     // them went down.
     let linkDown = linkDownSince(window.interfaces) != nil
@@ -54,15 +55,18 @@ extension Scorer {
   /// BYE, or a DTLS alert or TURN release came with nothing from the peer more than
   /// `endSignalGraceSeconds` after it (known once that much time has passed: the call ends
   /// at the tick after, dated back to its last packet; at once when the input ended).
+  /// `sessionEnd`: the latest DTLS alert or TURN release that counts (a peer's: any on its
+  /// address, `window.sessionEnd`; a WebRTC call's: one on its own flows).
   static func end(
-    of window: PeerWindow, activity: CaptureTime, now: CaptureTime, inputEnded: Bool = false
+    of window: PeerWindow, sessionEnd: SessionEnd?, activity: CaptureTime,
+    now: CaptureTime, inputEnded: Bool = false
   ) -> (CaptureTime?, SessionEnd.Reason?) {
     if window.rxStreams > 0 && window.rxStreamsEnded == window.rxStreams,
       let goodbye = window.rxGoodbye
     {
       return (goodbye, .rtcpBye)
     }
-    if let end = window.sessionEnd,
+    if let end = sessionEnd,
       inputEnded || now >= end.time.advanced(bySeconds: endSignalGraceSeconds),
       activity <= end.time.advanced(bySeconds: endSignalGraceSeconds)
     {
