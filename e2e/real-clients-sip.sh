@@ -534,6 +534,16 @@ if sip:
     ok = call["outages"] == 1
     check(ok, f"calls: one outage, the blackout ({call['outages']}, {fmt(call['outage_s'], 1)} s)")
     row("call: outages (the blackout only)", "1", str(call["outages"]), ok)
+    # Issue 38: the outage lasts the blackout, from the last packet before it to the first
+    # after (the rules went in and out between packets 20 ms apart, RTCP aside: within 1 s),
+    # and the call's rx loss is its stream's cumulative loss, the blackout's included.
+    blackout = black_end - black_start
+    ok = call["outages"] == 1 and abs(call["outage_s"] - blackout) <= 1.0
+    check(ok, f"calls: the outage lasts the blackout ({fmt(call['outage_s'], 2)} s; rules in for {fmt(blackout, 2)} s, +/- 1)")
+    row("call: outage seconds", f"{fmt(blackout, 2)} +/- 1", fmt(call["outage_s"], 2), ok)
+    ok = call["rx"]["lost"] == dropped
+    check(ok, f"calls: rx lost {call['rx']['lost']} = B's RTP dropped {dropped} (the blackout's included)")
+    row("call: rx lost", str(dropped), str(call["rx"]["lost"]), ok)
     ok = call["end_reason"] == "bye_caller" and call["final_status"] == 200 and call["stream_count"] == 2
     check(ok, f"calls: answered 200, ended by the caller's BYE, 2 streams ({call['final_status']}, "
           f"{call['end_reason']}, {call['stream_count']})")
