@@ -93,11 +93,23 @@ uas=$(pgrep -n -f "sipp -sf uas-mixed.xml -i $callee" || true)
 pids+=($uas)
 wait_until 10 "the SIPp callee to listen" in_callee sh -c "ss -lun | grep -q '$callee:5060'"
 echo "  $(date +%T) SIPp: $calls calls at $rate/s, ${call_ms} ms each when answered"
+# The calls in progress, as an operator asks for them (issue 38): `netquality calls --active`
+# against the live agent every 2 s (a pace, not a wait) until the caller ends, at most 3 min.
+(for ((i = 1; i <= 90; i++)); do
+  [ -e "$work/stop-sampler" ] && break
+  timeout 10 ip netns exec "$callee_ns" "$netquality" calls --active --format json \
+    --url "http://127.0.0.1:$api_port" >"$work/active-$i.json" 2>>"$work/active.err" || true
+  sleep 2
+done) &
+sampler=$!
+pids+=($sampler)
 status=0
 (cd "$work" && run_for 180 ip netns exec "$caller_ns" sipp $callee:5060 -sf uac-mixed.xml \
   -i $caller -p 5060 -mi $caller -s test -r "$rate" -m "$calls" -d $call_ms -nostdin \
   -trace_counts -trace_stat -fd 1 >"$work/uac.out" 2>&1) || status=$?
 check "SIPp's caller ran its $calls calls (exit $status)" test "$status" -eq 0
+touch "$work/stop-sampler"
+wait_until 20 "the sampler of active calls to stop" sh -c "! kill -0 $sampler 2>/dev/null" || true
 # The caller exits once its last call's BYE was answered: the callee's next dump has it all.
 uas_dumps() { cat "$work"/uas-mixed_*_counts.csv 2>/dev/null | wc -l; }
 dumps_at_caller_exit=$(uas_dumps)
@@ -139,6 +151,11 @@ except OSError:
     print('{}')" >"$2"
 }
 api_save "/api/v1/calls?limit=1000" "$work/api-calls.json"
+one_id=$(python3 -c "import json; c = json.load(open('$work/api-calls.json')).get('calls', []); print(c[0]['id'] if c else 'none')")
+api_save "/api/v1/calls/$one_id" "$work/api-one-call.json"
+# Once every call ended, none is active: the table has its header and no row.
+active_after=$(timeout 10 ip netns exec "$callee_ns" "$netquality" calls --active \
+  --url "http://127.0.0.1:$api_port" 2>&1 | tail -n +2 | grep -c . || true)
 api_save "/api/v1/alerts" "$work/api-alerts.json"
 ratio_5xx=$(in_callee python3 -c "
 import urllib.request
@@ -209,6 +226,40 @@ PY
 read -r api_listed api_expected api_same <<<"$api_story"
 check "API: /api/v1/calls lists the newest $api_expected calls ($api_listed), each the history's record ($api_same)" \
   test "$api_listed $api_same" = "$api_expected $api_expected"
+# The calls in progress: every sample lists exactly the SIP calls the tick had open (none left
+# out below 2,000), each open with SIPp's Call-ID and no more packets than its final record;
+# /api/v1/calls/{id} answers an ended call with its record.
+active_story=$(python3 - "$work" "$work/history-calls.json" "$work/api-calls.json" \
+  "$work/api-one-call.json" <<'PY'
+import glob, json, sys
+work, history, api, one = sys.argv[1:5]
+final = {c["call_id"]: c for c in json.load(open(history))}
+samples = busiest = consistent = known = bounded = 0
+for path in glob.glob(f"{work}/active-*.json"):
+    try:
+        document = json.load(open(path))
+    except ValueError:
+        continue
+    samples += 1
+    calls = document["calls"]
+    busiest = max(busiest, len(calls))
+    consistent += len(calls) == document["active"]["sip"] - document["open_unlisted"]
+    known += all(c["state"] == "active" and c["call_id"] in final for c in calls)
+    bounded += all(c["rx"]["packets"] <= final[c["call_id"]]["rx"]["packets"]
+                   for c in calls if c["call_id"] in final)
+first = (json.load(open(api)).get("calls") or [{}])[0]
+same = json.load(open(one)).get("call") == first and bool(first)
+print(samples, busiest, consistent, known, bounded, "yes" if same else "no")
+PY
+)
+read -r active_samples active_busiest active_consistent active_known active_bounded one_same <<<"$active_story"
+echo "  calls --active: $active_samples samples, up to $active_busiest open calls listed"
+check "calls --active: samples during the run listed open calls ($active_samples samples, up to $active_busiest)" \
+  test "$active_samples" -ge 5 -a "$active_busiest" -ge 10
+check "calls --active: each sample lists the tick's open SIP calls, SIPp's Call-IDs, figures within the final ($active_consistent, $active_known, $active_bounded of $active_samples)" \
+  test "$active_consistent $active_known $active_bounded" = "$active_samples $active_samples $active_samples"
+check "calls --active after the run: no call open ($active_after rows)" test "$active_after" -eq 0
+check "API: /api/v1/calls/{id} answers an ended call with its record ($one_same)" test "$one_same" = yes
 # The 5xx rule: the ratio the agent shows is SIPp's 503s over every call (all ended within the
 # 300 s window), and one alert fired for the whole run, still firing, without a peer.
 truth_ratio=$(python3 -c "print($sipp_503 / $sipp_invites)")

@@ -45,8 +45,22 @@ struct CallsCommand: ParsableCommand {
   @Option(help: "At most this many calls: the newest (or, with --worst, the worst).")
   var limit: Int?
 
+  @Flag(
+    help: """
+      The SIP and WebRTC calls open now at a running agent (--url), with their figures at its \
+      last tick, instead of the history's ended calls (the filters apply; --format json prints \
+      the agent's /api/v1/calls?state=active answer).
+      """)
+  var active = false
+
+  @OptionGroup var agent: AgentEndpointOptions
+
   func run() throws {
     let format = try options.outputFormat()
+    if active {
+      try runActive(format: format)
+      return
+    }
     let (from, to) = try options.range(defaultSinceSeconds: 86_400)
     var query = HistoryCallsQuery(from: from, to: to)
     query.peer = options.peer
@@ -85,5 +99,38 @@ struct CallsCommand: ParsableCommand {
           calls.map(HistoryOutput.record), format: format, columns: HistoryOutput.callColumns),
         terminator: "")
     }
+  }
+
+  /// `--active`: asks the agent (`ActiveCalls`).
+  private func runActive(format: HistoryFormat) throws {
+    guard !worst else {
+      throw fail("--worst: the history's calls only, not with --active", code: 2)
+    }
+    let endpoint = try agent.endpoint()
+    let path = ActiveCalls.path(
+      filters: [
+        ("user", user), ("call_id", callID), ("kind", kind), ("status", status),
+        ("quality", quality), ("peer", options.peer), ("failed", failed ? "true" : nil),
+      ],
+      limit: limit)
+    let body: String
+    do {
+      body = try endpoint.get(path)
+    } catch {
+      throw fail("\(endpoint): \(error)")
+    }
+    if format == .json {
+      print(body, terminator: body.hasSuffix("\n") ? "" : "\n")
+      return
+    }
+    let records: [HistoryOutput.Record]
+    do {
+      records = try ActiveCalls.records(fromDocument: body)
+    } catch {
+      throw fail("\(endpoint): \(error)")
+    }
+    print(
+      HistoryOutput.render(records, format: format, columns: HistoryOutput.callColumns),
+      terminator: "")
   }
 }

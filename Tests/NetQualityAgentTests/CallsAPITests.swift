@@ -80,4 +80,54 @@ final class CallsAPITests: XCTestCase {
       }
     }
   }
+
+  /// Issue 38: a call in progress is found by Call-ID or user with its figures so far
+  /// (`state=active`), or by its id (`/api/v1/calls/{id}`, open or ended); an unknown id is a
+  /// 404, an unknown state a 400.
+  func testActiveCallsAndOneCallByID() async throws {
+    let state = HTTPRoutesTests.tickedState()
+    var open = Self.call("live", status: 200, at: 200)
+    open.isOpen = true
+    open.rx.packets = 1234
+    open.rx.lost = 5
+    state.update {
+      $0.recentCalls = [Self.call("a", status: 200, at: 100)]
+      $0.lastTick?.snapshot.calls.open = [open]
+      $0.lastTick?.snapshot.calls.active[.sip] = 1
+    }
+    let app = Application(router: HTTPServer.router(state: state))
+    try await app.test(.router) { client in
+      func calls(_ uri: String) async throws -> [[String: Any]] {
+        try await client.execute(uri: uri, method: .get) { response in
+          XCTAssertEqual(response.status, .ok, uri)
+          return try XCTUnwrap(
+            try HTTPRoutesTests.json(response.body)["calls"] as? [[String: Any]])
+        }
+      }
+      let active = try await calls("/api/v1/calls?state=active&user=bob-live")
+      XCTAssertEqual(active.map { $0["call_id"] as? String }, ["call-live"])
+      XCTAssertEqual(active.first?["state"] as? String, "active")
+      XCTAssertTrue(active.first?["end"] is NSNull)
+      XCTAssertTrue(active.first?["end_reason"] is NSNull)
+      XCTAssertEqual((active.first?["rx"] as? [String: Any])?["lost"] as? Int, 5)
+      let ended = try await calls("/api/v1/calls")
+      XCTAssertEqual(ended.map { $0["call_id"] as? String }, ["call-a"])
+      XCTAssertEqual(ended.first?["state"] as? String, "ended")
+      let all = try await calls("/api/v1/calls?state=all")
+      XCTAssertEqual(all.map { $0["call_id"] as? String }, ["call-live", "call-a"])
+      for (id, callID) in [("live", "call-live"), ("a", "call-a")] {
+        try await client.execute(uri: "/api/v1/calls/\(id)", method: .get) { response in
+          XCTAssertEqual(response.status, .ok)
+          let call = try HTTPRoutesTests.json(response.body)["call"] as? [String: Any]
+          XCTAssertEqual(call?["call_id"] as? String, callID)
+        }
+      }
+      try await client.execute(uri: "/api/v1/calls/nothing", method: .get) { response in
+        XCTAssertEqual(response.status, .notFound)
+      }
+      try await client.execute(uri: "/api/v1/calls?state=open", method: .get) { response in
+        XCTAssertEqual(response.status, .badRequest)
+      }
+    }
+  }
 }

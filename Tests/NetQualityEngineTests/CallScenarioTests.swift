@@ -458,6 +458,33 @@ final class CallScenarioTests: XCTestCase {
     XCTAssertEqual(record.outageSeconds, 9.9, accuracy: 1e-6)
   }
 
+  /// Issue 38: a SIP call in progress is listed open at each tick with its figures so far
+  /// (`CallsSnapshot.open`), found by its Call-ID; its peer's media call is not (it is the
+  /// peer's); once it ended, it is no longer open.
+  func testAnOpenCallIsListedWithItsFiguresSoFar() throws {
+    var scenario = Scenario()
+    let call = Self.dialog("in-progress")
+    sip(
+      &scenario, call.request("INVITE", cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.remote)),
+      fromCaller: true, at: 0.1)
+    sip(
+      &scenario, call.response(200, cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.local)),
+      fromCaller: false, at: 0.2)
+    scenario.call(seconds: 0.3..<10.3, rxDrop: { $0 == 100 || $0 == 200 })
+    let open = try XCTUnwrap(scenario.last?.calls.open)
+    XCTAssertEqual(open.map(\.callID), ["in-progress"])
+    let record = try XCTUnwrap(open.first)
+    XCTAssertTrue(record.isOpen)
+    XCTAssertEqual(record.answer, Scenario.time(0.2))
+    XCTAssertEqual(record.rx.lost, 2)
+    // Ticks at 2 s: the last at 10 s holds the media up to it (0.3 s to 9.98 s).
+    XCTAssertEqual(record.rx.packets, Int64((0.3..<10.0).count50) - 2)
+    sip(&scenario, call.request("BYE", cseq: 2, inDialog: true), fromCaller: true, at: 10.4)
+    scenario.idle(until: 16)
+    XCTAssertEqual(scenario.last?.calls.open.count, 0)
+    XCTAssertEqual(ended(scenario).map(\.callID), ["in-progress"])
+  }
+
   /// At most `max_tracked` calls at once: the next is counted, not tracked, and its streams
   /// have no call.
   func testTrackedCallsAreBounded() throws {

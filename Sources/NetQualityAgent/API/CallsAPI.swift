@@ -7,11 +7,14 @@ extension HTTPServer {
   /// something answered and `recentSilentCallLimit` that nothing did, kept in
   /// memory by the HTTP sink (docs/calls.md).
   static let callParameters = [
-    "kind", "status", "call_id", "user", "peer", "failed", "quality", "from", "to", "limit",
+    "state", "kind", "status", "call_id", "user", "peer", "failed", "quality", "from", "to",
+    "limit",
   ]
 
   /// `/api/v1/calls`: the calls open now (counts by kind) and the latest ended calls, newest
-  /// first, filtered by `kind`, `status` (a code such as 486, or a class such as 5xx),
+  /// first (`state=active`: the SIP and WebRTC calls open at the last tick with their figures
+  /// so far, as `CallsSnapshot.open` lists them; `state=all`: those, then the ended), filtered
+  /// by `kind`, `status` (a code such as 486, or a class such as 5xx),
   /// `call_id`, `user` (From or To, as masked), `peer`, `failed=true`, `quality` (at least
   /// this bad in either direction: poor, bad, ...), `from` and `to` (Unix seconds: ended in
   /// [from, to)); at most `limit` (100 unless it asks for up to 1,000). Older calls are in the
@@ -21,6 +24,10 @@ extension HTTPServer {
       try QueryParameters.check(query, path: "/api/v1/calls", takes: callParameters)
     } catch {
       return jsonError(error.description, .badRequest)
+    }
+    let wanted = query["state"].map(String.init) ?? "ended"
+    guard ["active", "ended", "all"].contains(wanted) else {
+      return jsonError("state \(wanted): one of active, ended, all", .badRequest)
     }
     var limit = 100
     if let text = query["limit"] {
@@ -65,7 +72,9 @@ extension HTTPServer {
     let user = query["user"].map(String.init)
     let peer = query["peer"].map(String.init)
     let (tick, recent) = state.read { ($0.lastTick, $0.recentCalls) }
-    let matching = recent.reversed().filter { call in
+    let open = wanted == "ended" ? [] : tick?.snapshot.calls.open ?? []
+    let ended = wanted == "active" ? [] : Array(recent.reversed())
+    let matching = (open + ended).filter { call in
       (kind == nil || call.kind.rawValue == kind)
         && (status == nil || call.finalStatus.map(String.init) == status
           || call.statusClass == status)
@@ -84,10 +93,29 @@ extension HTTPServer {
           .object(
             CallRecord.Kind.allCases.map { ($0.rawValue, .integer(Int64(active[$0] ?? 0))) })
         ),
+        ("open_unlisted", .integer(Int64(tick?.snapshot.calls.openUnlisted ?? 0))),
         ("kept", .integer(Int64(recent.count))),
         ("matched", .integer(Int64(matching.count))),
         ("limit", .integer(Int64(limit))),
         ("calls", .array(matching.prefix(limit).map(CallsJSON.record))),
+      ]))
+  }
+
+  /// `/api/v1/calls/{id}`: one call by its id, open (its figures at the last tick) or among
+  /// the latest ended; 404 otherwise (older calls: `netquality calls`, the history).
+  static func call(_ state: AgentState, id: String) -> Response {
+    let (tick, recent) = state.read { ($0.lastTick, $0.recentCalls) }
+    let found =
+      tick?.snapshot.calls.open.first { $0.id == id } ?? recent.last { $0.id == id }
+    guard let found else {
+      return jsonError(
+        "call \(id): neither open nor among the latest ended",
+        .notFound)
+    }
+    return json(
+      .object([
+        ("time", .optional(tick?.snapshot.time.secondsSinceEpoch)),
+        ("call", CallsJSON.record(found)),
       ]))
   }
 }

@@ -104,6 +104,9 @@ enum HTTPServer {
     router.get("/api/v1/calls") { request, _ -> Response in
       await calls(state, query: request.uri.queryParameters)
     }
+    router.get("/api/v1/calls/:id") { _, context -> Response in
+      call(state, id: context.parameters.get("id") ?? "")
+    }
     router.get("/api/v1/history") { request, context -> Response in
       await untilClientGoes(context.channel, registry: registry) {
         await history(state, query: request.uri.queryParameters)

@@ -109,6 +109,9 @@ public struct CallRecord: Sendable, Equatable {
   /// silence, or a dead next hop): such records are budgeted
   /// (`CallSettings.silentRecordsPerSourcePerMinute`).
   public var noResponse = false
+  /// A call still open: its figures so far, `end` the tick's time, `endReason` meaningless
+  /// (`CallsSnapshot.open`).
+  public var isOpen = false
   public var endReason: EndReason
   /// SIP: the INVITE was seen (false: the capture began mid-call, at a response or re-INVITE).
   public var startSeen: Bool

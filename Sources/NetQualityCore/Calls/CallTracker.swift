@@ -220,6 +220,7 @@ public struct CallTracker: Sendable {
         snapshot.active[state.kind, default: 0] += 1
       }
     }
+    listOpenCalls(in: &snapshot, now: now)
     snapshot.ended.sort { ($0.end, $0.id) < ($1.end, $1.id) }
     snapshot.unrecorded = UnrecordedCalls.list(unrecorded)
     countFailures(snapshot.ended, at: now)
@@ -325,8 +326,24 @@ public struct CallTracker: Sendable {
     shrunk(&silentBySource)
   }
 
-  /// The calls open now, as records ending now (for `/api/v1/calls?state=active`).
-  public func openCalls(at now: CaptureTime) -> [CallRecord] {
-    calls.filter(\.isLive).map { record(of: $0, end: now, reason: .timeout) }
+  /// The signalled calls open at `now` with their figures so far (`CallsSnapshot.open`): the
+  /// answered ones and WebRTC sessions first, then INVITEs awaiting a response, oldest slots
+  /// first within each, up to `maxListedOpen`.
+  private func listOpenCalls(in snapshot: inout CallsSnapshot, now: CaptureTime) {
+    let signalled = (snapshot.active[.sip] ?? 0) + (snapshot.active[.webrtc] ?? 0)
+    guard signalled > 0 else { return }
+    snapshot.open.reserveCapacity(min(signalled, CallsSnapshot.maxListedOpen))
+    for awaiting in [false, true] {
+      for index in calls.indices
+      where calls[index].isLive && calls[index].kind != .media
+        && calls[index].awaitingResponse == awaiting
+      {
+        guard snapshot.open.count < CallsSnapshot.maxListedOpen else { break }
+        var record = record(of: calls[index], end: now, reason: .timeout)
+        record.isOpen = true
+        snapshot.open.append(record)
+      }
+    }
+    snapshot.openUnlisted = signalled - snapshot.open.count
   }
 }

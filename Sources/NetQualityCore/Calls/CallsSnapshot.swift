@@ -5,6 +5,15 @@ public struct CallsSnapshot: Sendable, Equatable {
   public var active: [CallRecord.Kind: Int] = [:]
   /// The calls that ended in this tick, in the order of their ends.
   public var ended: [CallRecord] = []
+  /// The SIP and WebRTC calls open at the tick, with their figures so far: at most
+  /// `maxListedOpen`, answered ones (and WebRTC sessions) before INVITEs nothing answered yet,
+  /// so that a flood of junk never hides a call in progress. A media call is its peer's
+  /// continuous media: its running figures are the peer's (`/api/v1/peers`), and a TURN host's
+  /// thousands of them would cost every tick a record each.
+  public var open: [CallRecord] = []
+  /// Signalled calls open beyond `maxListedOpen`, not listed.
+  public var openUnlisted = 0
+  public static let maxListedOpen = 2_000
   /// SIP calls that ended in this tick with no response at all beyond their source's record
   /// budget (`CallSettings.silentRecordsPerSourcePerMinute`): how many from each source, the
   /// most first. Counted in `counters`, never recorded one by one.

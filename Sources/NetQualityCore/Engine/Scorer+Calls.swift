@@ -42,9 +42,4 @@ extension Scorer {
     }
     return (snapshot, events)
   }
-
-  /// The calls open now (the API's active calls).
-  public func openCalls(at now: CaptureTime) -> [CallRecord] {
-    calls.openCalls(at: now)
-  }
 }
