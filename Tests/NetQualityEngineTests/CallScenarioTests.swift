@@ -485,6 +485,50 @@ final class CallScenarioTests: XCTestCase {
     XCTAssertEqual(ended(scenario).map(\.callID), ["in-progress"])
   }
 
+  /// Issue 38: through a proxy each message crosses two hops (caller to proxy, proxy to
+  /// callee, and back): the copy on the second hop is no retransmission (4 were counted live,
+  /// 5 offline, where none was sent); the INVITE sent again on the first hop is one.
+  func testAProxysForwardIsNoRetransmission() throws {
+    let proxy = Endpoint(address: IPAddress(ipv4: 203, 0, 113, 5), port: 5060)
+    for resent in [false, true] {
+      var scenario = Scenario()
+      let call = Self.dialog("proxied")
+      func hop(_ payload: [UInt8], _ from: Endpoint, _ to: Endpoint, at seconds: Double) {
+        scenario.feed(
+          PacketBuilder.frame(source: from, destination: to, payload: payload), at: seconds)
+      }
+      let invite = call.request(
+        "INVITE", cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.remote))
+      let (caller, callee) = (Self.remoteSIP, Self.localSIP)
+      hop(invite, caller, proxy, at: 0.10)
+      hop(call.response(100, cseq: 1), proxy, caller, at: 0.11)
+      hop(invite, proxy, callee, at: 0.12)
+      if resent { hop(invite, caller, proxy, at: 0.60) }
+      let ringing = call.response(180, cseq: 1)
+      hop(ringing, callee, proxy, at: 0.70)
+      hop(ringing, proxy, caller, at: 0.71)
+      let ok = call.response(200, cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.local))
+      hop(ok, callee, proxy, at: 1.0)
+      hop(ok, proxy, caller, at: 1.01)
+      let ack = call.request("ACK", cseq: 1, inDialog: true)
+      hop(ack, caller, proxy, at: 1.02)
+      hop(ack, proxy, callee, at: 1.03)
+      scenario.call(seconds: 1.1..<5)
+      let bye = call.request("BYE", cseq: 2, inDialog: true)
+      hop(bye, caller, proxy, at: 5.0)
+      hop(bye, proxy, callee, at: 5.01)
+      let done = call.response(200, cseq: 2, method: "BYE")
+      hop(done, callee, proxy, at: 5.02)
+      hop(done, proxy, caller, at: 5.03)
+      scenario.idle(until: 10)
+      let records = ended(scenario)
+      XCTAssertEqual(records.map(\.callID), ["proxied"], "resent: \(resent)")
+      XCTAssertEqual(records.first?.sipRetransmissions, resent ? 1 : 0)
+      XCTAssertEqual(records.first?.endReason, .byeCaller)
+      XCTAssertEqual(records.first?.answer, Scenario.time(1.0))
+    }
+  }
+
   /// At most `max_tracked` calls at once: the next is counted, not tracked, and its streams
   /// have no call.
   func testTrackedCallsAreBounded() throws {

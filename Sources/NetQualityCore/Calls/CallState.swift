@@ -33,9 +33,9 @@ struct CallState {
   /// A 401 or 407 to the INVITE: the caller is expected to send it again with credentials
   /// (RFC 3261 section 22.2), which goes on with the same call.
   var challengedAt: CaptureTime?
-  /// Requests and responses seen, to tell retransmissions (RFC 3261 section 17): the last
-  /// CSeq of each request method, and the (CSeq, status) of responses.
-  var lastRequestCSeq: [SIPMethod: UInt32] = [:]
+  /// Requests and responses seen on each hop (`CallTracker.hopIdentity`), to tell
+  /// retransmissions (RFC 3261 section 17); 64 of each at most.
+  var requestsSeen: Set<UInt64> = []
   var responsesSeen: Set<UInt64> = []
   var sipRetransmissions = 0
   var forkedAnswers = 0

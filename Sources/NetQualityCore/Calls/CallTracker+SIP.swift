@@ -54,7 +54,7 @@ extension CallTracker {
     state.signallingPeer = scorer.configuration.peerName(
       calleeLocal && !callerLocal ? caller.address : callee.address)
     if initial {
-      state.lastRequestCSeq[.invite] = message.cseq
+      state.requestsSeen.insert(Self.hopIdentity(of: event))
       state.awaitingResponse = true
       silentBySource[caller.address, default: 0] += 1
     } else if message.isRequest {
@@ -68,13 +68,15 @@ extension CallTracker {
 
   private mutating func request(_ event: SignallingJournal.SIPEvent, _ state: inout CallState) {
     let message = event.message
-    if state.lastRequestCSeq[message.method] == message.cseq && message.method != .ack {
-      // The same request again: a retransmission (RFC 3261 section 17.1.1.2), or the same
-      // INVITE spiralling through a proxy.
+    let identity = Self.hopIdentity(of: event)
+    if state.requestsSeen.contains(identity) && message.method != .ack {
+      // The same request again on the same hop: a retransmission (RFC 3261 section
+      // 17.1.1.2). A proxy's copy on its next hop is a new one (issue 38: 4 false
+      // retransmissions through a proxy live, 5 offline).
       if event.time > state.start { state.sipRetransmissions += 1 }
       return
     }
-    state.lastRequestCSeq[message.method] = message.cseq
+    if state.requestsSeen.count < 64 { state.requestsSeen.insert(identity) }
     switch message.method {
     case .invite where message.toTag == nil && state.answer == nil:
       // The INVITE sent again with a new CSeq: after a 401 or 407, with credentials (RFC 3261
@@ -101,14 +103,9 @@ extension CallTracker {
       state.awaitingResponse = false
       heardFrom(state.callerSignalling)
     }
-    // (CSeq, method, status, To tag): the same response again is a retransmission (a 2xx is
-    // resent until its ACK, RFC 3261 section 13.3.1.4).
-    var identity = Hasher()
-    identity.combine(message.cseq)
-    identity.combine(message.method)
-    identity.combine(status)
-    identity.combine(message.toTag)
-    let key = UInt64(bitPattern: Int64(identity.finalize()))
+    // The same response again on the same hop is a retransmission (a 2xx is resent until
+    // its ACK, RFC 3261 section 13.3.1.4); a proxy's copy on the previous hop is not.
+    let key = Self.hopIdentity(of: event)
     if state.responsesSeen.contains(key) {
       state.sipRetransmissions += 1
       return
@@ -222,5 +219,18 @@ extension CallTracker {
       }
       state.quality.lastActivity = max(state.quality.lastActivity ?? time, time)
     }
+  }
+
+  /// A SIP message as it crossed one hop: its method, CSeq, status and To tag (a response),
+  /// and the addresses it went between. Seen twice on one hop, it was sent again.
+  static func hopIdentity(of event: SignallingJournal.SIPEvent) -> UInt64 {
+    var identity = Hasher()
+    identity.combine(event.message.cseq)
+    identity.combine(event.message.method)
+    identity.combine(event.message.statusCode)
+    identity.combine(event.message.isRequest ? nil : event.message.toTag)
+    identity.combine(event.source)
+    identity.combine(event.destination)
+    return UInt64(bitPattern: Int64(identity.finalize()))
   }
 }
