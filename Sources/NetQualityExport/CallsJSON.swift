@@ -51,6 +51,7 @@ public enum CallsJSON {
       ("tx", direction(call.tx)),
       ("stream_count", .integer(Int64(call.streamCount))),
       ("streams", .array(call.streams.map(stream))),
+      ("hops", .array(call.hops.map(hop))),
       ("first_tick", .optional(call.firstTick?.secondsSinceEpoch)),
       ("last_tick", .optional(call.lastTick?.secondsSinceEpoch)),
     ])
@@ -92,8 +93,25 @@ public enum CallsJSON {
       ("direction", .string(stream.direction.rawValue)),
       ("packets", .integer(stream.packets)),
       ("lost", stream.lost.map(JSONValue.integer) ?? .null),
+      ("far_end_lost", stream.farEndLost.map(JSONValue.integer) ?? .null),
+      ("downstream_lost", stream.downstreamLost.map(JSONValue.integer) ?? .null),
+      ("max_jitter_ms", .optional(stream.maxJitterMilliseconds)),
+      ("rtt_ms", .optional(stream.roundTripMilliseconds)),
       ("outages", .integer(Int64(stream.outages))),
       ("outage_s", .number(stream.outageSeconds)),
+    ])
+  }
+
+  static func hop(_ hop: CallRecord.Hop) -> JSONValue {
+    .object([
+      ("ssrc", .integer(Int64(hop.ssrc))),
+      ("from", .string(hop.ingress.sourceAddress.description)),
+      ("via", .string(hop.ingress.destinationAddress.description)),
+      ("to", .string(hop.egress.destinationAddress.description)),
+      ("upstream_lost", .integer(hop.upstreamLost)),
+      ("relay_lost", .integer(hop.relayLost)),
+      ("downstream_lost", hop.downstreamLost.map(JSONValue.integer) ?? .null),
+      ("added_jitter_ms", .optional(hop.addedJitterMilliseconds)),
     ])
   }
 

@@ -101,9 +101,11 @@ extension StreamAnalyzer: RTCPVisitor {
     let time = CaptureTime(nanosecondsSinceEpoch: rtcpContext.arrivalNanoseconds)
     for index in indices {
       let sent = streams[Int(index)].packets
+      let counts = streams[Int(index)].counts
+      let lost = max(0, counts.expected - counts.counted)
       var recorded = true
       updateFeedback(ofStream: index) { feedback in
-        recorded = feedback.record(block, at: time, streamPackets: sent)
+        recorded = feedback.record(block, at: time, streamPackets: sent, streamLost: lost)
         if recorded, let roundTrip { feedback.roundTrip.add(roundTrip, at: time) }
       }
       if !recorded { counters.implausibleReportBlocks += 1 }

@@ -71,6 +71,10 @@ public struct StreamHarvest: Sendable {
       public var jitterMilliseconds: Double?
       /// What it covers beyond the report before it; nil for the stream's first report.
       public var coverage: ReportCoverage?
+      /// The receiver's cumulative number of packets lost (RFC 3550 section 6.4.1), and the
+      /// stream's own loss as the capture counted it when the report arrived.
+      public var cumulativeLost: Int64 = 0
+      public var streamLostAtReport: Int64 = 0
     }
 
     /// A stream no RTCP spoke of.
@@ -91,7 +95,9 @@ public struct StreamHarvest: Sendable {
         }
         lastReport = Report(
           time: time, since: feedback.previousReportTime, fractionLost: fraction,
-          jitterMilliseconds: jitter, coverage: feedback.lastCoverage)
+          jitterMilliseconds: jitter, coverage: feedback.lastCoverage,
+          cumulativeLost: Int64(feedback.lastCumulativeLost ?? 0),
+          streamLostAtReport: feedback.streamLostAtLastReport)
       }
     }
   }

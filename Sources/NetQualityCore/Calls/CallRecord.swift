@@ -66,9 +66,20 @@ public struct CallRecord: Sendable, Equatable {
     public var key: StreamKey
     public var direction: StreamDirection
     public var packets: Int64
-    /// An rx media stream's loss while in the call, from its cumulative counters (RFC 3550
-    /// appendix A.3), outages included; nil for other streams.
+    /// A media stream's loss while in the call as the capture counted it, from its cumulative
+    /// counters (RFC 3550 appendix A.3: the gaps in its sequence numbers), outages included; nil
+    /// for a repair stream. An rx stream's is what it lost on its way here; a tx stream's, at a
+    /// relay, the gaps its ingress had or the relay made.
     public var lost: Int64?
+    /// A tx stream: the far end's cumulative loss from its latest report block about it (RFC
+    /// 3550 section 6.4.1), and of it the packets lost after the capture point (that loss less
+    /// the stream's own gaps when the report came).
+    public var farEndLost: Int64?
+    public var downstreamLost: Int64?
+    /// The largest RFC 3550 interarrival jitter of its ticks, and its latest round trip from
+    /// RTCP (a tx stream: capture point to its receiver and back, RFC 3550 section 6.4.1).
+    public var maxJitterMilliseconds: Double?
+    public var roundTripMilliseconds: Double?
     /// Its silences of the `interrupted` timer or longer while not held, and their seconds
     /// (from the last packet before each to the first after).
     public var outages = 0
@@ -78,6 +89,62 @@ public struct CallRecord: Sendable, Equatable {
       self.key = key
       self.direction = direction
       self.packets = packets
+    }
+  }
+
+  /// One stream through this host (a relay, SBC, TURN server or SFU): the same SSRC coming in
+  /// (`ingress`, rx) and going out (`egress`, tx) in one call, and where its packets were lost
+  /// (docs/calls.md, "Where the loss happened").
+  public struct Hop: Sendable, Equatable {
+    public var ssrc: UInt32
+    public var ingress: StreamKey
+    public var egress: StreamKey
+    /// Gaps arriving: lost before this host.
+    public var upstreamLost: Int64
+    /// Gaps going out beyond those arriving: lost inside this host (never below 0).
+    public var relayLost: Int64
+    /// The far end's reported loss less the gaps already in what went out: lost after this
+    /// host; nil without a report from the far end.
+    public var downstreamLost: Int64?
+    /// Egress jitter less ingress jitter (the largest of their ticks): what this host added.
+    public var addedJitterMilliseconds: Double?
+
+    public init(
+      ssrc: UInt32, ingress: StreamKey, egress: StreamKey, upstreamLost: Int64,
+      relayLost: Int64, downstreamLost: Int64?, addedJitterMilliseconds: Double?
+    ) {
+      self.ssrc = ssrc
+      self.ingress = ingress
+      self.egress = egress
+      self.upstreamLost = upstreamLost
+      self.relayLost = relayLost
+      self.downstreamLost = downstreamLost
+      self.addedJitterMilliseconds = addedJitterMilliseconds
+    }
+
+    /// The hops of a call's listed streams: each rx media stream with the tx media stream of
+    /// the same SSRC (the first such pair of each SSRC).
+    public static func pairs(of streams: [Stream]) -> [Hop] {
+      var hops: [Hop] = []
+      for ingress in streams where ingress.direction == .rx {
+        guard let upstream = ingress.lost,
+          !hops.contains(where: { $0.ssrc == ingress.key.ssrc }),
+          let egress = streams.first(where: {
+            $0.direction == .tx && $0.key.ssrc == ingress.key.ssrc && $0.lost != nil
+          }),
+          let gaps = egress.lost
+        else { continue }
+        var added: Double?
+        if let into = ingress.maxJitterMilliseconds, let out = egress.maxJitterMilliseconds {
+          added = out - into
+        }
+        hops.append(
+          Hop(
+            ssrc: ingress.key.ssrc, ingress: ingress.key, egress: egress.key,
+            upstreamLost: upstream, relayLost: max(0, gaps - upstream),
+            downstreamLost: egress.downstreamLost, addedJitterMilliseconds: added))
+      }
+      return hops
     }
   }
 
@@ -118,6 +185,8 @@ public struct CallRecord: Sendable, Equatable {
   public var rx = Direction()
   public var tx = Direction()
   public var streams: [Stream] = []
+  /// The streams through this host and where their loss happened (`Hop.pairs`).
+  public var hops: [Hop] = []
   public var streamCount = 0
   /// The codecs the SDP answers chose, in order (a change is a re-INVITE's).
   public var codecs: [String] = []

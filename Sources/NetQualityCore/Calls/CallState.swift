@@ -98,7 +98,8 @@ struct CallState {
   /// `CallStreamTrack`). Repair streams (RTX, FEC) come in bursts and lose what they please:
   /// neither their gaps nor their loss are the call's.
   mutating func account(
-    _ window: StreamWindow, _ fact: StreamFacts, peer: String, interruptedAfterSeconds: Double
+    _ window: StreamWindow, _ fact: StreamFacts, feedback: StreamHarvest.Feedback, peer: String,
+    interruptedAfterSeconds: Double
   ) {
     addPeer(peer)
     guard let index = streams.firstIndex(where: { $0.key == window.key }) else {
@@ -109,12 +110,22 @@ struct CallState {
     streams[index].packets += window.packets
     guard window.role == .media else { return }
     var track = tracks[index]
-    if window.direction == .rx {
-      let before = track.lostBefore ?? (window.lostTotal - window.lostChange)
-      track.lostBefore = before
-      let lost = window.lostTotal - before
-      quality.rx.lost += lost - (streams[index].lost ?? 0)
-      streams[index].lost = lost
+    let before = track.lostBefore ?? (window.lostTotal - window.lostChange)
+    track.lostBefore = before
+    let lost = window.lostTotal - before
+    if window.direction == .rx { quality.rx.lost += lost - (streams[index].lost ?? 0) }
+    streams[index].lost = lost
+    if window.direction == .tx, let report = feedback.lastReport {
+      // The far end counts as lost the gaps that were already in what went out.
+      streams[index].farEndLost = report.cumulativeLost
+      streams[index].downstreamLost = max(0, report.cumulativeLost - report.streamLostAtReport)
+    }
+    if let jitter = window.jitterMilliseconds, window.packets > 0 {
+      streams[index].maxJitterMilliseconds = max(
+        streams[index].maxJitterMilliseconds ?? jitter, jitter)
+    }
+    if let roundTrip = window.roundTripMilliseconds {
+      streams[index].roundTripMilliseconds = roundTrip
     }
     if window.packets > 0 {
       // A silence spanning a whole tick ended: from the last packet before it to the first

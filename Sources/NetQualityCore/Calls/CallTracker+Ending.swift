@@ -120,6 +120,7 @@ extension CallTracker {
     }
     (record.outages, record.outageSeconds) = OutageSpan.union(spans)
     record.streams = streams
+    record.hops = CallRecord.Hop.pairs(of: streams)
     record.streamCount = state.streamCount
     record.codecs = state.codecs
     record.holds = state.holds

@@ -185,7 +185,8 @@ public struct CallTracker: Sendable {
       // read `self` (the whole array) during the access, so every stream of the tick copied
       // every call (quadratic in peers: 4,000 streams took 3 s a replay, issue 37).
       calls[Int(slot)].account(
-        windows[position], fact, peer: names[position],
+        windows[position], fact, feedback: harvest.feedback(at: fact.feedbackIndex),
+        peer: names[position],
         interruptedAfterSeconds: interruptedAfterSeconds)
     }
     var snapshot = CallsSnapshot()

@@ -19,6 +19,10 @@ public struct ReceptionFeedback: Sendable {
   public var lastExtendedHighestSequence: UInt32?
   /// The stream's packets the capture had seen when the last report block arrived.
   var packetsAtLastReport: Int64 = 0
+  /// The stream's own loss as the capture counted it (RFC 3550 appendix A.3) when the last
+  /// report block arrived: at a relay, the gaps its egress already had, which the far end's
+  /// cumulative loss counts too (`CallRecord.Stream.downstreamLost`).
+  public var streamLostAtLastReport: Int64 = 0
   /// What the last report covers beyond the one before it: the packets it counts and how many
   /// of them it counts lost (nil for the first report, whose start is unknown, and for one that
   /// cannot be read against the one before it: `ReportCoverage.init`).
@@ -42,9 +46,9 @@ public struct ReceptionFeedback: Sendable {
   /// Records a report block about the stream, which had sent `streamPackets` when it arrived.
   /// A block whose highest sequence ran further ahead than the stream sent (`ReportCoverage`)
   /// is not about what was sent: it changes nothing, and false says so.
-  mutating func record(_ block: RTCPReportBlock, at time: CaptureTime, streamPackets: Int64)
-    -> Bool
-  {
+  mutating func record(
+    _ block: RTCPReportBlock, at time: CaptureTime, streamPackets: Int64, streamLost: Int64 = 0
+  ) -> Bool {
     var coverage: ReportCoverage?
     if let previous = lastExtendedHighestSequence {
       coverage = ReportCoverage(
@@ -56,6 +60,7 @@ public struct ReceptionFeedback: Sendable {
     }
     lastCoverage = coverage
     packetsAtLastReport = streamPackets
+    streamLostAtLastReport = streamLost
     reportBlocks += 1
     previousReportTime = lastReportTime
     lastReportTime = time
