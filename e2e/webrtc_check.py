@@ -499,6 +499,28 @@ streams_analyzed = len(json.load(open(f"{work}/analyze.json")).get("streams", []
 if offline_call:
     check(offline_call["stream_count"] == streams_analyzed,
           f"analyze --calls: the call holds every stream ({offline_call['stream_count']} of {streams_analyzed})")
+# Where the loss happened (issue 38): A's streams reach T with nftables' drops missing
+# (upstream), T forwards all it got (relay: the capture's in - out, RcvbufErrors 0), and what B
+# lost after T is SRTCP's secret (no readable report: downstream absent).
+hop_rows = {}
+for source, call in (("live /api/v1/calls", live_call), ("analyze --calls", offline_call)):
+    hops = {ssrc_text(h["ssrc"]): h for h in (call or {}).get("hops", [])}
+    for kind in ("audio", "video"):
+        pt, ssrc = KIND_PT[kind], own["a"].get(kind)
+        dropped = counters.get(f"dropped_{pt}", 0)
+        got = offline.get((addr_a, relay, ssrc), {}).get("packets", 0)
+        out = offline.get((relay, addr_b, ssrc), {}).get("packets", 0)
+        hop = hops.get(ssrc)
+        check(hop is not None and hop["upstream_lost"] == dropped and hop["relay_lost"] == got - out
+              and hop["from"] == addr_a and hop["to"] == addr_b and hop["downstream_lost"] is None,
+              f"{source}: A's {kind} hop through T: upstream lost {show(hop and hop['upstream_lost'])} = dropped {dropped}, "
+              f"relay lost {show(hop and hop['relay_lost'])} = in - out {got - out}, downstream "
+              f"{show(hop and hop['downstream_lost'])} (SRTCP: no report)")
+        shown = f"{show(hop and hop['upstream_lost'])} / {show(hop and hop['relay_lost'])}"
+        hop_rows.setdefault(kind, [f"A's {kind} via T: upstream / relay lost", f"{dropped} / {got - out}"]).append(shown)
+for figures in hop_rows.values():
+    row(*figures)
+
 row("WebRTC calls (one session)", 1, len([c for c in live_calls if c["kind"] == "webrtc"]),
     len([c for c in offline_calls if c["kind"] == "webrtc"]))
 row("call end reason", "dtls_alert|turn_released", live_call and live_call["end_reason"],
