@@ -133,11 +133,14 @@ extension CallTracker {
     return record
   }
 
-  /// 16 hex digits of FNV-1a over the kind, the start and the call's key: the same call of the
-  /// same capture gets the same id in every replay.
+  /// 16 hex digits of FNV-1a over the kind, the start's whole second and the call's key: the
+  /// same call gets the same id in every replay, and live as in a capture of the same wire
+  /// made beside it (issue 38: two capture sockets stamp the same packet 0.6 µs apart, and the
+  /// ids differed; the second changes under such a difference once in about a million calls).
   static func identifier(kind: CallRecord.Kind, start: CaptureTime, key: String) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in "\(kind.rawValue)|\(start.nanosecondsSinceEpoch)|\(key)".utf8 {
+    let second = start.nanosecondsSinceEpoch / 1_000_000_000
+    for byte in "\(kind.rawValue)|\(second)|\(key)".utf8 {
       hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
     }
     let hex = String(hash, radix: 16)
