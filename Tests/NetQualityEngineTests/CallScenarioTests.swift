@@ -80,6 +80,9 @@ final class CallScenarioTests: XCTestCase {
     let seconds = record.rx.levelSeconds.reduce(0, +)
     XCTAssertGreaterThanOrEqual(seconds, 10)
     XCTAssertLessThanOrEqual(seconds, 16)
+    // Recorded in the tick its BYE came in (issue 38: two ticks later), and in no other.
+    let recordedAt = scenario.ticks.filter { !$0.snapshot.calls.ended.isEmpty }.map(\.snapshot.time)
+    XCTAssertEqual(recordedAt, [Scenario.time(12)])
     XCTAssertEqual(
       scenario.last?.calls.counters.ended[.sip]?[.byeCallee], 1)
     XCTAssertEqual(scenario.last?.calls.counters.started, [.sip: 1])

@@ -56,9 +56,6 @@ public struct CallTracker: Sendable {
     var mediaOnly: Bool
   }
 
-  /// How long after a decided end (a BYE, a final failure) the call's last packets may still
-  /// come: one tick, as for a peer's signalled end (`Scorer.endSignalGraceSeconds`).
-  static let endGraceSeconds = 2.0
   /// RFC 3261 section 17.1.1.2: Timer B, 64 x T1 (T1 = 500 ms), for an INVITE with no
   /// response at all (and for a cancelled one to complete).
   static let transactionTimeoutSeconds = 32.0
@@ -200,9 +197,10 @@ public struct CallTracker: Sendable {
       state.window = PeerWindow()
       state.hasWindow = false
       calls[index] = state
-      if let end = state.pendingEnd,
-        inputEnded || now >= end.time.advanced(bySeconds: Self.endGraceSeconds)
-      {
+      // Recorded in the tick it ends (issue 38: two ticks after its BYE): the tick holds
+      // every packet of the call up to its end. An end that needs the media to stop after it
+      // (a DTLS alert, a TURN release) is decided only once it did (`Scorer.end`).
+      if let end = state.pendingEnd, inputEnded || now >= end.time {
         let record = self.record(of: state, end: end.time, reason: end.reason)
         counters.record(ended: record)
         if state.awaitingResponse, let source = state.callerSignalling?.address,
