@@ -449,6 +449,33 @@ final class CallScenarioTests: XCTestCase {
     }
   }
 
+  /// Issue 38: with RFC 3389 comfort noise negotiated, an audio stream's silence is voice
+  /// activity detection's, no outage; the same silence without it is one.
+  func testAComfortNoiseSilenceIsNoOutage() throws {
+    for comfortNoise in [true, false] {
+      var scenario = Scenario()
+      let call = Self.dialog("vad")
+      let formats: [(UInt8, String)] =
+        comfortNoise ? [(0, "PCMU/8000"), (13, "CN/8000")] : [(0, "PCMU/8000")]
+      sip(
+        &scenario,
+        call.request(
+          "INVITE", cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.remote, payloadTypes: formats)),
+        fromCaller: true, at: 0.1)
+      sip(
+        &scenario,
+        call.response(
+          200, cseq: 1, sdp: SIPBuilder.sdp(media: Scenario.local, payloadTypes: formats)),
+        fromCaller: false, at: 0.2)
+      sip(&scenario, call.request("ACK", cseq: 1, inDialog: true), fromCaller: true, at: 0.25)
+      scenario.call(seconds: 0.3..<20, rxDrop: { (500..<800).contains($0) })
+      sip(&scenario, call.request("BYE", cseq: 2, inDialog: true), fromCaller: true, at: 20)
+      scenario.idle(until: 24)
+      let record = try XCTUnwrap(ended(scenario).first, "comfort noise: \(comfortNoise)")
+      XCTAssertEqual(record.outages, comfortNoise ? 0 : 1, "comfort noise: \(comfortNoise)")
+    }
+  }
+
   /// A leg that never comes back before the hang-up is an outage up to the call's last packet.
   func testALegThatNeverComesBackIsAnOutageToTheEnd() throws {
     var scenario = Scenario()

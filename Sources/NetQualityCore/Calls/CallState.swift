@@ -46,6 +46,8 @@ struct CallState {
   var holds = 0
   var heldSeconds = 0.0
   var codecs: [String] = []
+  /// Its SDP negotiated RFC 3389 comfort noise for audio: audio silences are no outages.
+  var comfortNoise = false
 
   // WebRTC: the ICE session and the flows its checks went over.
   var iceSession: UInt64?
@@ -132,15 +134,18 @@ struct CallState {
       // after (the stream's resume, a gap of a second or more). An outage is at least 4 s by
       // default, longer than a tick, so every outage spans one.
       if track.silentTick, let last = track.lastArrival, fact.resumedAt > last {
-        noteSilence(
-          stream: index, from: last, to: fact.resumedAt,
-          interruptedAfterSeconds: interruptedAfterSeconds)
+        if fact.isVideo || !comfortNoise {
+          noteSilence(
+            stream: index, from: last, to: fact.resumedAt,
+            interruptedAfterSeconds: interruptedAfterSeconds)
+        }
       }
       track.silentTick = false
     } else if track.lastArrival != nil {
       track.silentTick = true
     }
     track.lastArrival = max(track.lastArrival ?? fact.lastArrival, fact.lastArrival)
+    track.silenceAllowed = comfortNoise && !fact.isVideo
     tracks[index] = track
   }
 

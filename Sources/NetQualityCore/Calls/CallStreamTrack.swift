@@ -16,6 +16,9 @@ struct CallStreamTrack {
   var lastArrival: CaptureTime?
   /// A whole tick went by without a packet of the stream since `lastArrival`.
   var silentTick = false
+  /// An audio stream of a call with comfort noise (`CallState.comfortNoise`): its silences
+  /// are voice activity detection's, no outage.
+  var silenceAllowed = false
 }
 
 /// A stretch of a call's media without packets (`CallState.noteSilence`).

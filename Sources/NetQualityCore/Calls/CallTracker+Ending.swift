@@ -109,7 +109,7 @@ extension CallTracker {
     let interrupted = interruptedAfterSeconds
     if let latest = state.tracks.compactMap(\.lastArrival).max() {
       for index in state.tracks.indices where index < streams.count {
-        guard let last = state.tracks[index].lastArrival,
+        guard let last = state.tracks[index].lastArrival, !state.tracks[index].silenceAllowed,
           latest.seconds(since: last) >= interrupted, !state.wasHeld(from: last, to: latest),
           spans.count < OutageSpan.maxKept
         else { continue }

@@ -174,6 +174,14 @@ extension CallTracker {
     _ description: SessionDescription, from side: Side, at time: CaptureTime, slot: Int32,
     _ state: inout CallState
   ) {
+    // RFC 3389 comfort noise offered or answered for audio: its sender may go silent between
+    // talk spurts (voice activity detection), and such a silence is no outage.
+    if description.media.contains(where: { media in
+      media.kind == "audio"
+        && media.payloadFormats.values.contains { $0.encodingName.uppercased() == "CN" }
+    }) {
+      state.comfortNoise = true
+    }
     for media in description.media where !state.names(media.endpoint) {
       // Bounded: a call's SDP names a few endpoints, re-INVITEs may move them.
       guard state.endpoints.count < 16 else { break }
