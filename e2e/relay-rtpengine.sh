@@ -76,24 +76,15 @@ wait_until 15 "B to reach the relay" in_ns "$ns_b" ping -c1 -W1 "$relay"
 # --- the drops: counted everywhere, dropping only while the phase is on --------------------------
 # Only A's RTP to B (media port 20000 at both ends, rtpengine's ports 30000-30100); RTCP and SIP
 # pass. Each rule counts what it sees ("*_seen") and drops a random share ("*_dropped").
-in_ns "$ns_a" nft -f - <<NFT
-add table netdev nqup
-add counter netdev nqup seen
-add counter netdev nqup dropped
-add chain netdev nqup egress { type filter hook egress device "${tag}a0" priority 0; }
-NFT
-in_ns "$ns_r" nft -f - <<NFT
-add table inet nqrelay
-add counter inet nqrelay seen
-add counter inet nqrelay dropped
-add chain inet nqrelay output { type filter hook output priority 0; }
-NFT
-in_ns "$ns_b" nft -f - <<NFT
-add table netdev nqdown
-add counter netdev nqdown seen
-add counter netdev nqdown dropped
-add chain netdev nqdown ingress { type filter hook ingress device "${tag}b0" priority 0; }
-NFT
+counting_table() {  # counting_table NS FAMILY TABLE HOOK [DEVICE]: counters seen, dropped, one chain
+  local device=""
+  [ -n "${5:-}" ] && device="device \"$5\""
+  printf '%s\n' "add table $2 $3" "add counter $2 $3 seen" "add counter $2 $3 dropped" \
+    "add chain $2 $3 $4 { type filter hook $4 $device priority 0; }" | in_ns "$1" nft -f -
+}
+counting_table "$ns_a" netdev nqup egress "${tag}a0"
+counting_table "$ns_r" inet nqrelay output
+counting_table "$ns_b" netdev nqdown ingress "${tag}b0"
 set_drops() {  # on | off
   local up="ip daddr $relay udp sport 20000 udp dport 30000-30100"
   local out="ip daddr $addr_b udp sport 30000-30100 udp dport 20000"

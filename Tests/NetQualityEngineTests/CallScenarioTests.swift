@@ -23,6 +23,22 @@ final class CallScenarioTests: XCTestCase {
       PacketBuilder.frame(source: source, destination: destination, payload: payload), at: seconds)
   }
 
+  /// An ICE connectivity or consent check (RFC 8445 section 7.2.2: a STUN Binding request
+  /// with a USERNAME attribute) from `from` to `to`.
+  static func check(_ username: String, transaction: UInt8, from: Endpoint, to: Endpoint)
+    -> [UInt8]
+  {
+    var attribute: [UInt8] = []
+    attribute.appendBigEndian(UInt16(0x0006))
+    attribute.appendBigEndian(UInt16(username.utf8.count))
+    attribute += Array(username.utf8)
+    while attribute.count % 4 != 0 { attribute.append(0) }
+    return PacketBuilder.frame(
+      source: from, destination: to,
+      payload: EncryptedCallTests.stun(
+        type: 0x0001, transaction: transaction, attributes: attribute))
+  }
+
   func ended(_ scenario: Scenario) -> [CallRecord] {
     scenario.ticks.flatMap(\.snapshot.calls.ended)
   }
@@ -302,26 +318,18 @@ final class CallScenarioTests: XCTestCase {
   /// own, a DTLS alert ends it.
   func testWebRTCSessionEndsByDTLSAlert() throws {
     var scenario = Scenario()
-    func check(_ username: String, transaction: UInt8, from: Endpoint, to: Endpoint) -> [UInt8] {
-      var attribute: [UInt8] = []
-      attribute.appendBigEndian(UInt16(0x0006))
-      attribute.appendBigEndian(UInt16(username.utf8.count))
-      attribute += Array(username.utf8)
-      while attribute.count % 4 != 0 { attribute.append(0) }
-      return PacketBuilder.frame(
-        source: from, destination: to,
-        payload: EncryptedCallTests.stun(
-          type: 0x0001, transaction: transaction, attributes: attribute))
-    }
     scenario.feed(
-      check("remoteUfrag:localUfrag", transaction: 1, from: Scenario.local, to: Scenario.remote),
+      Self.check(
+        "remoteUfrag:localUfrag", transaction: 1, from: Scenario.local, to: Scenario.remote),
       at: 0.05)
     scenario.feed(
-      check("localUfrag:remoteUfrag", transaction: 2, from: Scenario.remote, to: Scenario.local),
+      Self.check(
+        "localUfrag:remoteUfrag", transaction: 2, from: Scenario.remote, to: Scenario.local),
       at: 0.06)
     scenario.call(seconds: 0.1..<8)
     scenario.feed(
-      check("remoteUfrag:localUfrag", transaction: 3, from: Scenario.local, to: Scenario.remote),
+      Self.check(
+        "remoteUfrag:localUfrag", transaction: 3, from: Scenario.local, to: Scenario.remote),
       at: 5)
     scenario.feed(
       PacketBuilder.frame(
@@ -344,22 +352,13 @@ final class CallScenarioTests: XCTestCase {
   /// the hang-up, on the checked flow, ends the call: one call from the first check.
   func testAReleaseOfAnotherAllocationEndsNoWebRTCCall() throws {
     var scenario = Scenario()
-    func check(_ username: String, transaction: UInt8, from: Endpoint, to: Endpoint) -> [UInt8] {
-      var attribute: [UInt8] = []
-      attribute.appendBigEndian(UInt16(0x0006))
-      attribute.appendBigEndian(UInt16(username.utf8.count))
-      attribute += Array(username.utf8)
-      while attribute.count % 4 != 0 { attribute.append(0) }
-      return PacketBuilder.frame(
-        source: from, destination: to,
-        payload: EncryptedCallTests.stun(
-          type: 0x0001, transaction: transaction, attributes: attribute))
-    }
     scenario.feed(
-      check("remoteUfrag:localUfrag", transaction: 1, from: Scenario.local, to: Scenario.remote),
+      Self.check(
+        "remoteUfrag:localUfrag", transaction: 1, from: Scenario.local, to: Scenario.remote),
       at: 0.05)
     scenario.feed(
-      check("localUfrag:remoteUfrag", transaction: 2, from: Scenario.remote, to: Scenario.local),
+      Self.check(
+        "localUfrag:remoteUfrag", transaction: 2, from: Scenario.remote, to: Scenario.local),
       at: 0.06)
     // RFC 8656 section 7.2: Refresh with LIFETIME 0, from the remote's other allocation.
     let unused = Endpoint(address: Scenario.remote.address, port: 50_100)
@@ -373,7 +372,7 @@ final class CallScenarioTests: XCTestCase {
       if index > 1 {
         // Consent checks (RFC 7675 section 5.1) between the spans of media.
         scenario.feed(
-          check(
+          Self.check(
             "remoteUfrag:localUfrag", transaction: UInt8(2 + index), from: Scenario.local,
             to: Scenario.remote),
           at: span.lowerBound)
