@@ -124,7 +124,9 @@ public struct Scorer: Sendable {
   /// The alerts firing now.
   public var firingAlerts: [Alert] { alerts.ordered }
 
-  /// Closes the window that ends at `now`, from the analyzer's counters harvested at `now`.
+  /// Closes the window that ends at `now`, from the analyzer's counters harvested at `now`, in
+  /// phases (`Scorer+Tick`): the streams' windows, their media, each peer scored from its
+  /// streams and probes, the peers gone forgotten, the calls, the host's levels.
   /// The harvest's streams are drained (each chunk let go once its windows are made): the
   /// harvest and the windows are never both whole (16 MB and 13 MB at 100,000 streams).
   public mutating func tick(at now: CaptureTime, harvest: inout StreamHarvest)
@@ -133,99 +135,24 @@ public struct Scorer: Sendable {
     let interval =
       previousTick.map { max(0, now.seconds(since: $0)) } ?? configuration.tickIntervalSeconds
     previousTick = now
-    let streamCount = harvest.streams.count
-    var windows: [StreamWindow] = []
-    windows.reserveCapacity(streamCount)
-    var facts: [StreamFacts] = []
-    facts.reserveCapacity(streamCount)
-    var names: [String] = []
-    names.reserveCapacity(streamCount)
-    var streams = ChunkedArray<StreamHarvest.Stream>()
-    swap(&streams, &harvest.streams)
-    streams.drain { stream in
-      windows.append(
-        streamWindow(
-          stream, feedback: harvest.feedback(at: stream.feedbackIndex),
-          senderCadence: harvest.facts(at: stream.senderFactsIndex).cadence, now: now,
-          interval: interval))
-      facts.append(StreamFacts(stream))
-      names.append(peerName(ofStream: stream))
-      calls.note(stream, peer: names[names.count - 1])
-    }
+    let tick = windowStreams(&harvest, now: now, interval: interval)
     let media = mediaTick(harvest, interval: interval)
-    // The streams in order of their peer's name: each peer is scored from its streams' windows
-    // in turn, without a table of every peer's window (400 bytes a peer).
-    let order = names.indices.sorted { (names[$0], $0) < (names[$1], $1) }
-    // Peers with no stream or probe left are forgotten with their streams.
-    let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now))
-    let probedNames = probed.keys.sorted()
     var events = pendingEvents
     pendingEvents.removeAll()
-    // Rules a reload removed or changed end their alerts now, before the rules are evaluated.
-    for alert in alerts.resolveRetired(at: now) {
-      events.append(
-        EngineEvent(
-          time: now, kind: .alertResolved, peer: alert.labels["peer"] ?? "", previousState: nil,
-          alert: alert))
-    }
-    // Sized for the peers of this tick (the streams' distinct names and the probed ones, at
-    // most), not for those remembered: the published array keeps its capacity, and after a
-    // wave of calls ends the remembered ones are many and about to be forgotten.
-    let streamPeers = order.indices.lazy.filter {
-      $0 == 0 || names[order[$0]] != names[order[$0 - 1]]
-    }.count
-    var snapshots: [PeerSnapshot] = []
-    snapshots.reserveCapacity(streamPeers + probed.count)
-    var (position, probedPosition) = (0, 0)
-    while position < order.count || probedPosition < probedNames.count {
-      let name =
-        position < order.count
-        ? min(names[order[position]], probedNames[safe: probedPosition] ?? names[order[position]])
-        : probedNames[probedPosition]
-      var window = PeerWindow()
-      while position < order.count, names[order[position]] == name {
-        let stream = facts[order[position]]
-        window.add(
-          windows[order[position]], stream, feedback: harvest.feedback(at: stream.feedbackIndex),
-          peer: harvest.facts(at: stream.peerFactsIndex))
-        position += 1
-      }
-      if probedNames[safe: probedPosition] == name { probedPosition += 1 }
-      let (snapshot, peerEvents) = updatePeer(
-        name, window, probe: probed[name], media: peerMedia[name], now: now,
-        intervalSeconds: interval)
-      counters.record(snapshot, seconds: interval)
-      snapshots.append(snapshot)
-      events += peerEvents
-    }
-    if peers.count > snapshots.count {
-      let scored = Set(snapshots.map(\.peer))
-      for name in peers.names.filter({ !scored.contains($0) }) {
-        peers[name] = nil
-        for alert in alerts.resolveAll(peer: name, at: now) {
-          events.append(
-            EngineEvent(
-              time: now, kind: .alertResolved, peer: name, previousState: nil, alert: alert))
-        }
-      }
-    }
+    events += resolveRetiredAlerts(at: now)
+    let snapshots = scorePeers(
+      tick, harvest: harvest, now: now, interval: interval, events: &events)
+    events += forgetPeers(notIn: snapshots, at: now)
     let (callsSnapshot, callEvents) = tickCalls(
-      at: now, interval: interval, harvest: &harvest, windows: windows, facts: facts,
-      names: names)
+      at: now, interval: interval, harvest: &harvest, windows: tick.windows, facts: tick.facts,
+      names: tick.names)
     events += callEvents
-    // The host's levels: the worst over active peers (counted in place: a filtered copy of
-    // 100,000 snapshots is 40 MB for the length of a tick).
-    var (hostRx, hostTx) = (QualityLevel.unknown, QualityLevel.unknown)
-    for peer in snapshots
-    where [.connected, .held, .interrupted, .disconnected].contains(peer.state) {
-      hostRx = hostRx.worse(peer.rx.level)
-      hostTx = hostTx.worse(peer.tx.level)
-    }
+    let (hostRx, hostTx) = Self.hostLevels(snapshots)
     events.sort { ($0.time, $0.peer) < ($1.time, $1.peer) }
     for event in events { counters.record(event) }
     var snapshot = Snapshot(
       time: now, intervalSeconds: interval, hostRx: hostRx, hostTx: hostTx, peers: snapshots,
-      streams: windows, counters: counters, calls: callsSnapshot)
+      streams: tick.windows, counters: counters, calls: callsSnapshot)
     snapshot.media = MediaTickSnapshot(streams: media, fleet: mediaFleet)
     follow(harvest.remap)
     alerts.settleOrder()
@@ -259,7 +186,7 @@ public struct Scorer: Sendable {
 
   /// The stream's peer name: made at its first tick and kept (`streamPeerNames`); after
   /// `streamWindow`, which makes room for it and clears it for a new stream in the slot.
-  private mutating func peerName(ofStream stream: StreamHarvest.Stream) -> String {
+  mutating func peerName(ofStream stream: StreamHarvest.Stream) -> String {
     let index = Int(stream.index)
     if streamPeerNames[index].isEmpty {
       streamPeerNames[index] = configuration.peerName(stream.peer)
@@ -286,7 +213,7 @@ public struct Scorer: Sendable {
   }
 
   /// The window of one stream since the previous tick.
-  private mutating func streamWindow(
+  mutating func streamWindow(
     _ stream: StreamHarvest.Stream, feedback: StreamHarvest.Feedback,
     senderCadence: RTCPCadence?, now: CaptureTime, interval: Double
   )
@@ -331,12 +258,5 @@ public struct Scorer: Sendable {
       roundTripMilliseconds: roundTrip, packetsTotal: counts.packets,
       lostTotal: max(0, counts.expected - counts.counted))
     return window
-  }
-}
-
-extension Array {
-  /// The element at `index`, or nil past either end.
-  fileprivate subscript(safe index: Int) -> Element? {
-    indices.contains(index) ? self[index] : nil
   }
 }
