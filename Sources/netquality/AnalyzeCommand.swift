@@ -185,7 +185,12 @@ struct AnalyzeCommand: ParsableCommand {
     if format == .json {
       print(CallsJSON.document(records, signalling: signalling, file: file))
     } else {
-      print(CallsTable.render(records, signalling: signalling), terminator: "")
+      // The table of `netquality calls` (one renderer for both), then the counts.
+      print(
+        HistoryOutput.render(
+          records.map(HistoryOutput.record), format: .table, columns: HistoryOutput.callColumns),
+        terminator: "")
+      print(CallsSummary.line(records, signalling: signalling))
     }
   }
 
