@@ -128,7 +128,7 @@ let package = Package(
     .executableTarget(
       name: "netquality-history-bench",
       dependencies: [
-        "NetQualityStore", "NetQualityCore", "NetQualityExport",
+        "NetQualityStore", "NetQualityCore", "NetQualityExport", "NetQualitySynth",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(name: "NetQualityCoreTests", dependencies: ["NetQualityCore", "NetQualitySynth"]),

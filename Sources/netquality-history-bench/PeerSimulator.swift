@@ -1,4 +1,5 @@
 import NetQualityCore
+import NetQualitySynth
 
 /// Peers whose network wanders: each has a condition between 0 (clean) and 1 (unusable) that
 /// drifts back to its own usual level, with bursts now and then; loss, jitter, round trip,
@@ -25,11 +26,11 @@ struct PeerSimulator {
     var peers: [Peer] = []
     for index in 0..<count {
       // Most peers are mostly clean; one in ten usually struggles.
-      let usual = index % 10 == 9 ? 0.45 : 0.08 + 0.1 * random.unit()
+      let usual = index % 10 == 9 ? 0.45 : 0.08 + 0.1 * random.nextUnitInterval()
       peers.append(
         Peer(
           name: "10.\(index / 65_536 % 256).\(index / 256 % 256).\(index % 256)", usual: usual,
-          condition: usual, baseRoundTripMilliseconds: 15 + 180 * random.unit()))
+          condition: usual, baseRoundTripMilliseconds: 15 + 180 * random.nextUnitInterval()))
     }
     self.peers = peers
   }
@@ -58,8 +59,8 @@ struct PeerSimulator {
     -> PeerSnapshot
   {
     // About one silence per peer every 11 hours, of 10 to 60 ticks.
-    if peer.silentTicks == 0 && random.unit() < 1.0 / 20_000 {
-      peer.silentTicks = 10 + Int(random.unit() * 50)
+    if peer.silentTicks == 0 && random.nextUnitInterval() < 1.0 / 20_000 {
+      peer.silentTicks = 10 + Int(random.nextUnitInterval() * 50)
       events.append(EngineEvent(time: time, kind: .disconnected, peer: peer.name))
     }
     if peer.silentTicks > 0 {
@@ -73,8 +74,8 @@ struct PeerSimulator {
       }
     }
     // Mean-reverting drift, and a burst about once an hour.
-    peer.condition += 0.1 * (peer.usual - peer.condition) + 0.04 * (random.unit() - 0.5)
-    if random.unit() < 1.0 / 1800 { peer.condition += 0.5 }
+    peer.condition += 0.1 * (peer.usual - peer.condition) + 0.04 * (random.nextUnitInterval() - 0.5)
+    if random.nextUnitInterval() < 1.0 / 1800 { peer.condition += 0.5 }
     peer.condition = min(1, max(0, peer.condition))
     alerts(&peer, at: time, events: &events)
     return snapshot(peer, at: time, silent: false)
@@ -108,10 +109,12 @@ struct PeerSimulator {
         streams: 0)
     }
     let condition = peer.condition
-    let roundTrip = peer.baseRoundTripMilliseconds * (1 + condition) + 5 * random.unit()
-    let rx = direction(condition + 0.05 * random.unit(), roundTrip: roundTrip, source: .rtp)
-    let tx = direction(condition + 0.05 * random.unit(), roundTrip: roundTrip, source: .probe)
-    let packets = Int64(100 + random.unit() * 4)
+    let roundTrip = peer.baseRoundTripMilliseconds * (1 + condition) + 5 * random.nextUnitInterval()
+    let rx = direction(
+      condition + 0.05 * random.nextUnitInterval(), roundTrip: roundTrip, source: .rtp)
+    let tx = direction(
+      condition + 0.05 * random.nextUnitInterval(), roundTrip: roundTrip, source: .probe)
+    let packets = Int64(100 + random.nextUnitInterval() * 4)
     let lost = Int64((Double(packets) * (rx.inputs?.lossRatio ?? 0)).rounded())
     return PeerSnapshot(
       peer: peer.name, state: .connected, stateSince: time, rx: rx, tx: tx,
@@ -125,8 +128,8 @@ struct PeerSimulator {
   private mutating func direction(
     _ condition: Double, roundTrip: Double, source: MeasurementSource
   ) -> DirectionSnapshot {
-    let loss = min(1, condition * condition * 0.25 + 0.002 * random.unit())
-    let jitter = 1 + condition * 40 + 2 * random.unit()
+    let loss = min(1, condition * condition * 0.25 + 0.002 * random.nextUnitInterval())
+    let jitter = 1 + condition * 40 + 2 * random.nextUnitInterval()
     let mos = max(1, min(4.5, 4.45 - 3.2 * condition))
     let level: QualityLevel =
       switch mos {
