@@ -58,8 +58,8 @@ struct StreamIndexTable {
     count += 1
   }
 
-  /// Removes `index` stored under `tag`, shifting later entries of its probe run back (Knuth's
-  /// algorithm R: no tombstones, so a table that lives for months never degrades).
+  /// Removes `index` stored under `tag`, shifting later entries of its probe run back
+  /// (`ProbeRun.remove`).
   mutating func remove(_ index: Int, tag: UInt32) {
     let wanted = UInt64(index + 1) << 32 | UInt64(tag)
     var hole = Int(tag) & mask
@@ -67,20 +67,8 @@ struct StreamIndexTable {
       if slots[hole] == 0 { return }
       hole = (hole + 1) & mask
     }
-    slots[hole] = 0
+    ProbeRun.remove(at: hole, slots: &slots, mask: mask)
     count -= 1
-    var slot = (hole + 1) & mask
-    while slots[slot] != 0 {
-      let home = Int(truncatingIfNeeded: slots[slot] & 0xFFFF_FFFF) & mask
-      // Move the entry into the hole unless its home lies cyclically in (hole, slot].
-      let stays = hole <= slot ? (hole < home && home <= slot) : (hole < home || home <= slot)
-      if !stays {
-        slots[hole] = slots[slot]
-        slots[slot] = 0
-        hole = slot
-      }
-      slot = (slot + 1) & mask
-    }
   }
 
   private mutating func place(_ entry: UInt64) {

@@ -60,23 +60,11 @@ struct StreamTable {
     count += 1
   }
 
-  /// Removes `key`, shifting later entries of its probe run back (Knuth's algorithm R).
+  /// Removes `key`, shifting later entries of its probe run back (`ProbeRun.remove`).
   mutating func remove(_ key: StreamKey, keyAt: (Int) -> StreamKey) {
-    guard var hole = slotOf(key, keyAt: keyAt) else { return }
-    slots[hole] = 0
+    guard let hole = slotOf(key, keyAt: keyAt) else { return }
+    ProbeRun.remove(at: hole, slots: &slots, mask: mask)
     count -= 1
-    var slot = (hole + 1) & mask
-    while slots[slot] != 0 {
-      let home = Int(truncatingIfNeeded: slots[slot] & 0xFFFF_FFFF) & mask
-      // Move the entry into the hole unless its home lies cyclically in (hole, slot].
-      let stays = hole <= slot ? (hole < home && home <= slot) : (hole < home || home <= slot)
-      if !stays {
-        slots[hole] = slots[slot]
-        slots[slot] = 0
-        hole = slot
-      }
-      slot = (slot + 1) & mask
-    }
   }
 
   private mutating func place(index: Int, tag: UInt64) {
