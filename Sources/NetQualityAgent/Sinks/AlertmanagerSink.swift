@@ -1,8 +1,3 @@
-import Logging
-import NetQualityCore
-import NetQualityExport
-import NetQualityStore
-
 /// Alertmanager: the alerts firing after the tick and its events (for resolution times) left
 /// in the notifier's mailbox, posted by the notifier's thread.
 struct AlertmanagerSink: TickSink {

@@ -1,7 +1,4 @@
-import Logging
-import NetQualityCore
 import NetQualityExport
-import NetQualityStore
 
 /// The text dashboard, appended to its file (or stdout) every tick, with as many peer rows as
 /// the configuration's `dashboard.max_peers`.

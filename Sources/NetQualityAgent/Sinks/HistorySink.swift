@@ -1,5 +1,3 @@
-import Logging
-import NetQualityCore
 import NetQualityExport
 import NetQualityStore
 

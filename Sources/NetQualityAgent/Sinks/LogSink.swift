@@ -1,7 +1,5 @@
 import Logging
 import NetQualityCore
-import NetQualityExport
-import NetQualityStore
 
 /// The log at any fleet size: one line per event (state changes at info, alerts firing at
 /// warning and resolved at info, with their summary) for the first `peerEventsPerTick` events

@@ -1,10 +1,11 @@
-import Logging
 import NetQualityCore
 import NetQualityExport
-import NetQualityStore
 
-/// peers' worst-first order is sorted here, once per tick and outside both locks, so that no
-/// request to `/api/v1/peers` sorts.
+/// Publishes each tick to the state the HTTP port answers from (`/metrics`, the API, the status
+/// page): the metrics rendered once, the peers' table, the tick, its alerts, events and calls.
+/// Requests read the last publication and never wait for a tick. The table's sort orders, the
+/// peers' worst-first order among them, are sorted here, once per tick and outside both locks,
+/// so that no request to `/api/v1/peers` sorts.
 struct PublishedStateSink: TickSink {
   let state: AgentState
   var name: String { "http" }

@@ -1,8 +1,3 @@
-import Logging
-import NetQualityCore
-import NetQualityExport
-import NetQualityStore
-
 /// The status page's rows, chosen once per tick from the HTTP sink's table (so it runs after
 /// it), and their figures added to the charts kept in memory.
 struct StatusPageSink: TickSink {
