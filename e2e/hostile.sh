@@ -7,7 +7,9 @@
 #      the wall clock, nothing dated in the future, the peer not interrupted;
 #   3. 500 clients pipelining 300 requests each and never reading: under 50 MB, and back;
 #   4. meanwhile, a second agent with bcrypt basic auth: 200 password guessers and a scraper
-#      every 2 s for 60 s, every scrape within 1 s.
+#      every 2 s for 60 s, every scrape within 1 s;
+#   5. then (issue 39) 200 guessers from another address while that agent reloads a changed
+#      user list and then restarts: the scraper's first scrape after each within 1 s.
 #
 #   e2e/hostile.sh      (root, for the namespace and the capture; skips otherwise)
 set -euo pipefail
@@ -47,6 +49,7 @@ YAML
 spawn ip netns exec "$namespace" "$netquality" run --config "$work/guarded.yaml" \
   2>"$work/guarded.log"
 pids+=($!)
+guarded_launcher=$!
 
 spawn ip netns exec "$namespace" python3 e2e/hostile_clients.py rtp 127.0.0.3 127.0.0.1 40002
 pids+=($!)
@@ -88,10 +91,16 @@ else
 fi
 cat "$work/guessers.out"
 
+guarded=$(for p in $(descendants "$guarded_launcher"); do
+  [ "$(cat "/proc/$p/comm" 2>/dev/null)" = netquality ] && echo "$p"; done | head -1)
+run_for 120 ip netns exec "$namespace" python3 e2e/hostile_clients.py guessers-restart \
+  127.0.0.1 19482 prometheus secret 200 "$guarded" "$work/guarded.log" "$work/web.yml" \
+  "$netquality" run --config "$work/guarded.yaml" || failed=$((failed + 1))
+
 if ! alive "$agent"; then
   echo "FAIL the agent exited:"
   cat "$work/agent.log"
   failed=$((failed + 1))
 fi
-echo "hostile clients: $((4 - failed)) passed, $failed failed"
+echo "hostile clients: $((5 - failed)) passed, $failed failed"
 [ "$failed" = 0 ]

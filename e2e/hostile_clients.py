@@ -36,6 +36,12 @@ agent's own figures (its /metrics, its /proc entries), never a sleep standing in
       and a scraper with the right password every 2 s, for SECONDS. Passes when every scrape
       answered 200 within 1 s.
 
+  hostile_clients.py guessers-restart HOST PORT USER PASSWORD GUESSERS PID LOG WEB CMD...
+      GUESSERS guessers from 127.0.0.5 as above; meanwhile the agent PID is reloaded (SIGHUP,
+      a user added to its web configuration WEB; done when LOG says "reloaded") and then
+      restarted (SIGINT, then CMD, its stderr appended to LOG). Passes when the scraper's first
+      scrape (from 127.0.0.2) after each answered 200 within 1 s (issue 39).
+
 Prints one line per figure and FAIL lines; exit status 1 on any failure.
 """
 
@@ -43,7 +49,9 @@ import base64
 import multiprocessing
 import os
 import queue
+import signal
 import socket
+import subprocess
 import sqlite3
 import sys
 import threading
@@ -58,10 +66,12 @@ def rss_mb(pid):
     raise RuntimeError("no VmRSS")
 
 
-def request(host, port, path, headers="", timeout=10.0):
-    """One GET on a fresh connection: (status, headers, body, seconds)."""
+def request(host, port, path, headers="", timeout=10.0, source=None):
+    """One GET on a fresh connection (from address `source` if given): (status, headers, body,
+    seconds)."""
     started = time.monotonic()
-    with socket.create_connection((host, port), timeout=timeout) as s:
+    with socket.create_connection((host, port), timeout=timeout,
+                                  source_address=(source, 0) if source else None) as s:
         s.settimeout(timeout)
         s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{headers}Connection: close\r\n\r\n"
                   .encode())
@@ -249,9 +259,10 @@ def pipeline(host, port, pid, connections, requests):
     return failures
 
 
-def guess(host, port, user, count, stop, results):
-    """COUNT threads sending distinct wrong passwords until `stop` is set; their answers by
-    status into `results`. Runs in a process of its own at a lower CPU priority (see
+def guess(host, port, user, count, stop, results, source=None, answered=None):
+    """COUNT threads sending distinct wrong passwords until `stop` is set (from address
+    `source` if given); their answers by status into `results`, their number so far into the
+    shared `answered`. Runs in a process of its own at a lower CPU priority (see
     `guessers`)."""
     os.nice(10)
     answers = {}
@@ -264,11 +275,17 @@ def guess(host, port, user, count, stop, results):
             token = base64.b64encode(f"{user}:guess-{index}-{attempt}".encode()).decode()
             try:
                 status, _, _, _ = request(host, port, "/metrics",
-                                          f"Authorization: Basic {token}\r\n", timeout=20)
+                                          f"Authorization: Basic {token}\r\n", timeout=20,
+                                          source=source)
             except (OSError, TimeoutError, ValueError, IndexError):
                 status = "error"
+                # The agent restarting: no busy loop of refused connections.
+                stop.wait(0.05)
             with lock:
                 answers[status] = answers.get(status, 0) + 1
+            if answered is not None and status != "error":
+                with answered.get_lock():
+                    answered.value += 1
 
     threads = [threading.Thread(target=guesser, args=(i,), daemon=True) for i in range(count)]
     for thread in threads:
@@ -318,6 +335,92 @@ def guessers(host, port, user, password, count, seconds):
         failures.append(f"a scrape took {max(scraper.seconds, default=0):.2f} s (limit 1 s)")
     if len(scraper.seconds) < seconds / 2 - 1:
         failures.append(f"only {len(scraper.seconds)} scrapes in {seconds} s (one every 2 s)")
+    return failures
+
+
+def wait_for(seconds, what, condition):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no {what} within {seconds} s")
+        time.sleep(0.05)
+
+
+def guessers_restart(host, port, user, password, count, pid, log, web, command):
+    """Issue 39: the scraper's first scrape after a users reload and after a restart, with
+    COUNT guessers running from another address (127.0.0.5; the scraper is 127.0.0.2)."""
+    failures = []
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    auth = f"Authorization: Basic {token}\r\n"
+    scraper, attacker = "127.0.0.2", "127.0.0.5"
+    status, _, _, _ = request(host, port, "/metrics", auth, source=scraper)
+    if status != 200:
+        return [f"the scraper's first request: {status}"]
+    stop, results = multiprocessing.Event(), multiprocessing.Queue()
+    answered = multiprocessing.Value("q", 0)
+    flood = multiprocessing.Process(target=guess, args=(host, port, user, count, stop, results,
+                                                        attacker, answered))
+    flood.start()
+    agent = None
+    try:
+        # Under way: the bcrypt queue is full (a guess answered 429) before the reload.
+        wait_for(30, "guesses answered", lambda: answered.value >= 4 * count)
+        started, before = time.monotonic(), answered.value
+        # A users reload: a second user added, the scraper's unchanged.
+        with open(web, "a") as file:
+            file.write("  other: '$2b$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi'\n")
+        size = os.path.getsize(log)
+        os.kill(pid, signal.SIGHUP)
+        wait_for(10, "reload line in the log",
+                 lambda: b"reloaded" in open(log, "rb").read()[size:])
+        status, _, _, seconds = request(host, port, "/metrics", auth, timeout=10, source=scraper)
+        print(f"ok   after a users reload with {count} guessers: the first scrape {status} in "
+              f"{seconds:.3f} s")
+        if status != 200 or seconds > 1.0:
+            failures.append(f"the first scrape after a reload: {status} in {seconds:.2f} s")
+        # A restart: SIGINT, then the same command again.
+        os.kill(pid, signal.SIGINT)
+        try:
+            wait_for(15, "the agent's exit", lambda: not os.path.exists(f"/proc/{pid}"))
+        except TimeoutError:
+            os.kill(pid, signal.SIGKILL)
+        agent = subprocess.Popen(command, stderr=open(log, "ab"))
+
+        def listening():
+            try:
+                socket.create_connection((host, port), timeout=1, source_address=(scraper, 0)).close()
+                return True
+            except OSError:
+                return False
+        wait_for(30, "the restarted agent's port", listening)
+        status, _, _, seconds = request(host, port, "/metrics", auth, timeout=10, source=scraper)
+        print(f"ok   after a restart with {count} guessers: the first scrape {status} in "
+              f"{seconds:.3f} s")
+        if status != 200 or seconds > 1.0:
+            failures.append(f"the first scrape after a restart: {status} in {seconds:.2f} s")
+        rate = (answered.value - before) / (time.monotonic() - started)
+        print(f"ok   the guessers meanwhile: {rate:.0f} answers/s")
+    except TimeoutError as error:
+        failures.append(str(error))
+    finally:
+        stop.set()
+        try:
+            answers = results.get(timeout=40)
+            print(f"ok   guessers' answers {dict(sorted(answers.items(), key=str))}")
+        except queue.Empty:
+            failures.append("the guessers did not report their answers")
+        flood.join(5)
+        if flood.is_alive():
+            flood.kill()
+        if agent is not None:
+            for sig, grace in ((signal.SIGINT, 5), (signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+                if agent.poll() is not None:
+                    break
+                agent.send_signal(sig)
+                try:
+                    agent.wait(grace)
+                except subprocess.TimeoutExpired:
+                    pass
     return failures
 
 
@@ -450,6 +553,9 @@ def main(argv):
         failures = stall(argv[2], int(argv[3]), int(argv[4]), argv[5], argv[6], int(argv[7]))
     elif mode == "guessers":
         failures = guessers(argv[2], int(argv[3]), argv[4], argv[5], int(argv[6]), int(argv[7]))
+    elif mode == "guessers-restart":
+        failures = guessers_restart(argv[2], int(argv[3]), argv[4], argv[5], int(argv[6]),
+                                    int(argv[7]), argv[8], argv[9], argv[10:])
     else:
         raise SystemExit(f"unknown mode {mode}")
     for failure in failures:

@@ -91,7 +91,7 @@ after=(
   # Every scrape within 1 s beside 200 password guessers: the agent's latency with the cores to
   # itself and its attackers (in a lane, beside the unit tests and another stage each in a
   # scheduling group of its own, one scrape took 1.11 s).
-  "e2e-hostile|240|e2e/hostile.sh"
+  "e2e-hostile|330|e2e/hostile.sh"
   # Two Chromiums' getStats() and tshark against the agent tick by tick, freeze by freeze: in
   # a lane it failed in three of five CI runs, a different check each time (two checks since
   # corrected, and an agent bug since fixed: frames whose only copy came as a repeat ahead of

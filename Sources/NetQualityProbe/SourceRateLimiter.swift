@@ -31,7 +31,7 @@ import NetQualityCore
 /// interval T = 1/rate and the tolerance τ = (burst − 1) × T; a conforming packet moves TAT to
 /// max(TAT, t) + T. That is a bucket of `burst` tokens filled at `rate`, in 8 bytes: the
 /// 65,536 slots take 512 KiB, allocated once, and a check allocates nothing.
-struct SourceRateLimiter {
+public struct SourceRateLimiter: Sendable {
   /// Slots in the table: 16 times the 4,096 sources the old table held, so that sharing stays
   /// rare at the thousands of senders a reflector serves.
   static let slotCount = 65_536
@@ -47,7 +47,7 @@ struct SourceRateLimiter {
 
   /// A limit of `ratePerSecond` packets a second per source with bursts of `burst` (at least
   /// 1); `key` seeds the hash of addresses to slots (random unless a test fixes it).
-  init(ratePerSecond: Double, burst: Double, key: (UInt64, UInt64)? = nil) {
+  public init(ratePerSecond: Double, burst: Double, key: (UInt64, UInt64)? = nil) {
     // At least 1 ns between packets, at most a day: 0 or a negative rate allows the burst
     // and then one packet a day.
     let interval = ratePerSecond > 0 ? 1e9 / ratePerSecond : 86_400e9
@@ -61,7 +61,7 @@ struct SourceRateLimiter {
   /// Takes one packet from the bucket of `address` (and `port`, when the limit is per
   /// endpoint) at `now`: true when it conforms (and is counted), false when the source is over
   /// its rate (and nothing changes).
-  mutating func take(_ address: IPAddress, port: UInt16? = nil, now: CaptureTime) -> Bool {
+  public mutating func take(_ address: IPAddress, port: UInt16? = nil, now: CaptureTime) -> Bool {
     guard conforms(address, port: port, now: now) else { return false }
     let slot = self.slot(of: address, port: port)
     let arrival = now.nanosecondsSinceEpoch

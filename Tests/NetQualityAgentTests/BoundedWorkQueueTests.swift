@@ -19,6 +19,13 @@ final class BoundedWorkQueueTests: XCTestCase {
     }
   }
 
+  /// The order work ran in.
+  final class Order: Sendable {
+    private let names = Mutex<[String]>([])
+    func append(_ name: String) { names.withLock { $0.append(name) } }
+    var all: [String] { names.withLock { $0 } }
+  }
+
   func waitUntil(_ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(10)
     while !condition() {
@@ -54,6 +61,69 @@ final class BoundedWorkQueueTests: XCTestCase {
     var values: [Int] = []
     for task in held { values.append(try await task.value) }
     XCTAssertEqual(values, [0, 1, 2])
+  }
+
+  /// Issue 39: five slow requests of one client held every other client's behind them.
+  func testAnotherClientWaitsForOneItemNotForTheWholeQueue() async throws {
+    let queue = BoundedWorkQueue(name: "test", threads: 1, queueLimit: 8, timeoutSeconds: 60)
+    defer { queue.stop() }
+    let gate = Gate()
+    let order = Order()
+    let slow = (0..<5).map { index in
+      Task {
+        try await queue.run(client: "10.0.0.9") { _ in
+          gate.pass()
+          order.append("slow \(index)")
+        }
+      }
+    }
+    try await waitUntil { queue.load.running == 1 && queue.load.waiting == 4 }
+    let other = Task {
+      try await queue.run(client: "10.0.0.1") { _ in order.append("other") }
+    }
+    try await waitUntil { queue.load.waiting == 5 }
+    for _ in 0..<5 { gate.semaphore.signal() }
+    try await other.value
+    for task in slow { try await task.value }
+    let ran = order.all
+    XCTAssertEqual(ran.count, 6)
+    // The slow client's first item was running; the other client's came next.
+    XCTAssertEqual(ran.firstIndex(of: "other"), 1, "\(ran)")
+  }
+
+  /// Issue 39: after a restart, guessers kept the bcrypt queue full and the scraper's first
+  /// check was refused. A client holding no place is admitted by refusing the newest waiting
+  /// item of the client holding the most.
+  func testAClientWithoutAPlaceIsAdmittedToAFullQueue() async throws {
+    let queue = BoundedWorkQueue(name: "test", threads: 1, queueLimit: 2, timeoutSeconds: 60)
+    defer { queue.stop() }
+    let gate = Gate()
+    let greedy = (0..<3).map { value in
+      Task {
+        try await queue.run(client: "10.0.0.9") { _ in
+          gate.pass()
+          return value
+        }
+      }
+    }
+    try await waitUntil { queue.load.running == 1 && queue.load.waiting == 2 }
+    do {
+      _ = try await queue.run(client: "10.0.0.9") { _ in 99 }
+      XCTFail("the greedy client has its places")
+    } catch {
+      XCTAssertEqual(error, .busy)
+    }
+    let newcomer = Task { try await queue.run(client: "10.0.0.1") { _ in 7 } }
+    try await waitUntil { queue.counters.refusedBusy.load(ordering: .relaxed) == 2 }
+    for _ in 0..<2 { gate.semaphore.signal() }
+    let admitted = try await newcomer.value
+    XCTAssertEqual(admitted, 7)
+    var outcomes: [String] = []
+    for task in greedy {
+      do { outcomes.append("\(try await task.value)") } catch { outcomes.append("\(error)") }
+    }
+    XCTAssertEqual(outcomes, ["0", "1", "busy"], "its newest waiting item gave way")
+    XCTAssertEqual(queue.counters.refusedBusy.load(ordering: .relaxed), 2)
   }
 
   func testACancelledRequestLeavesTheQueueAtOnce() async throws {

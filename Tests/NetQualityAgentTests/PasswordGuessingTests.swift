@@ -107,4 +107,74 @@ final class PasswordGuessingTests: XCTestCase {
     // The user's own bucket: a burst of 2, then the limit — the guessers took none of it.
     XCTAssertEqual(scrapes, [.accepted, .accepted, .rateLimited])
   }
+
+  /// Issue 39: a reload that changed the users emptied the cache, and the scraper's next check
+  /// queued behind the guessers'.
+  func testAReloadKeepsAcceptedCredentialsOfUsersItDidNotChange() async throws {
+    let yaml = "basic_auth_users:\n  prometheus: '\(WebSecurityTests.hash)'\n"
+    let security = try WebSecurityTests.security(yaml)
+    let started = try WebSecurityTests.web(yaml)
+    let scraper = WebSecurityTests.basic("prometheus", "secret")[.authorization]
+    var verdict = await security.verify(authorization: scraper, users: security.current.users)
+    XCTAssertEqual(verdict, .accepted)
+    // Another user added: the scraper's answer still kept, no bcrypt check.
+    let added = try WebSecurityTests.web(yaml + "  other: '\(WebSecurityTests.hash)'\n")
+    _ = security.apply(.init(configuration: added, tlsMaterial: nil), startedWith: started)
+    verdict = await security.verify(authorization: scraper, users: security.current.users)
+    XCTAssertEqual(verdict, .accepted)
+    XCTAssertEqual(security.counters.bcryptChecks.load(ordering: .relaxed), 1)
+    // Its hash replaced (a new password): the old password is checked again and refused.
+    let other = "$2b$" + Bcrypt.hash("changed", cost: 4).dropFirst(4)
+    let changed = try WebSecurityTests.web("basic_auth_users: {prometheus: '\(other)'}\n")
+    _ = security.apply(.init(configuration: changed, tlsMaterial: nil), startedWith: started)
+    verdict = await security.verify(authorization: scraper, users: security.current.users)
+    XCTAssertEqual(verdict, .invalid)
+    XCTAssertEqual(security.counters.bcryptChecks.load(ordering: .relaxed), 2)
+    // Removed: refused without a match in the cache.
+    let removed = try WebSecurityTests.web("basic_auth_users: {other: '\(other)'}\n")
+    _ = security.apply(.init(configuration: removed, tlsMaterial: nil), startedWith: started)
+    verdict = await security.verify(authorization: scraper, users: security.current.users)
+    XCTAssertEqual(verdict, .invalid)
+  }
+
+  /// Issue 39: after a restart (nothing cached) with guessers keeping the bcrypt queue full,
+  /// the scraper's first check was refused 429 until 10 s later. From an address of its own
+  /// it is admitted and checked next, after the one guess running.
+  func testAfterARestartTheScrapersFirstCheckWaitsForOneGuessAtMost() async throws {
+    let made = Bcrypt.hash("secret", cost: 11)
+    let security = try WebSecurityTests.security("basic_auth_users: {prometheus: '\(made)'}\n")
+    let users = security.current.users
+    let scraper = WebSecurityTests.basic("prometheus", "secret")[.authorization]
+    let guesses = 40
+    let verdicts = await withTaskGroup(of: WebSecurity.Verdict.self) { group in
+      for guess in 0..<guesses {
+        group.addTask {
+          await security.verify(
+            authorization: WebSecurityTests.basic("prometheus", "guess \(guess)")[.authorization],
+            users: users, client: "10.0.0.9")
+        }
+      }
+      // The queue full of guesses first.
+      let deadline = ContinuousClock.now + .seconds(10)
+      while security.bcrypt.load.waiting < WebSecurity.bcryptQueueLimit,
+        ContinuousClock.now < deadline
+      {
+        try? await Task.sleep(for: .milliseconds(5))
+      }
+      let load = security.bcrypt.load
+      XCTAssertEqual(load.waiting + load.running, 1 + WebSecurity.bcryptQueueLimit)
+      let checksBefore = security.counters.bcryptChecks.load(ordering: .relaxed)
+      let scrape = await security.verify(
+        authorization: scraper, users: users, client: "10.0.0.1")
+      XCTAssertEqual(scrape, .accepted)
+      // The guess running when it came, at most one more finishing at that moment, and its own.
+      let checksBy = security.counters.bcryptChecks.load(ordering: .relaxed)
+      XCTAssertLessThanOrEqual(checksBy - checksBefore, 3)
+      var verdicts: [WebSecurity.Verdict] = []
+      for await verdict in group { verdicts.append(verdict) }
+      return verdicts
+    }
+    XCTAssertEqual(verdicts.filter { $0 == .busy || $0 == .invalid }.count, guesses)
+    XCTAssertEqual(security.cache.acceptedCount, 1)
+  }
 }

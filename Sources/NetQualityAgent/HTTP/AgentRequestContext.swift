@@ -12,4 +12,7 @@ struct AgentRequestContext: RequestContext {
     coreContext = .init(source: source)
     channel = source.channel
   }
+
+  /// The client's IP address (the TCP peer's), for the per-client fairness and rate limits.
+  var clientAddress: String? { channel.remoteAddress?.ipAddress }
 }

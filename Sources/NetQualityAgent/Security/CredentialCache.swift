@@ -12,6 +12,9 @@ import Synchronization
 /// checks (issue 31: 200 guessers evicted them within 20 s in one shared table of 100). The
 /// accepted ones are only ever pushed out by other accepted ones, least recently used first.
 ///
+/// A reload keeps both (issue 39): a user removed or given a new hash no longer matches the
+/// digests kept for it, so nothing kept outlives what it was worked out from.
+///
 /// No password is held: an entry is the SHA-256 of the three, and a lookup compares the
 /// request's digest with every entry of both in constant time (no early exit, no hash table),
 /// so neither a password nor how much of it matched shows in the time taken.
@@ -70,11 +73,6 @@ final class CredentialCache: Sendable {
         entries.refused.append(digest)
       }
     }
-  }
-
-  /// Drops every answer (a reload changed the users).
-  func removeAll() {
-    entries.withLock { $0 = Entries() }
   }
 
   var count: Int { entries.withLock { $0.accepted.count + $0.refused.count } }

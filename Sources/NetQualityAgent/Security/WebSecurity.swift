@@ -93,12 +93,16 @@ public final class WebSecurity: Sendable {
   /// which waits for a restart.
   public func apply(_ loaded: Loaded, startedWith started: WebConfiguration) -> Bool {
     let new = Self.policy(loaded.configuration)
-    let changedUsers = policy.withLock { old in
-      defer { old = new }
-      return old.users != new.users
+    // The credential cache is kept (issue 39: emptied by a reload, the scraper's next check
+    // queued behind the guessers'): an entry is the digest of user, hash and password, so a
+    // user removed or given a new hash no longer matches what was accepted for it.
+    policy.withLock { $0 = new }
+    // The buckets are kept too, unless the limit changed: a reload does not refill what the
+    // guessers drained.
+    buckets.withLock { buckets in
+      guard buckets.limit != loaded.configuration.rateLimit else { return }
+      buckets = RateLimitBuckets(loaded.configuration.rateLimit, now: Self.now())
     }
-    if changedUsers { cache.removeAll() }
-    buckets.withLock { $0 = RateLimitBuckets(loaded.configuration.rateLimit, now: Self.now()) }
     if let tls, let material = loaded.tlsMaterial { tls.replaceIdentity(material) }
     return started.listenerSettingsDiffer(from: loaded.configuration)
   }
@@ -108,9 +112,10 @@ public final class WebSecurity: Sendable {
   /// Whether the rate limit lets a request through now: the request of a user whose
   /// credentials were accepted takes from that user's bucket, any other from the bucket shared
   /// by everything unauthenticated (see `RateLimitBuckets`).
-  func admit(user: String? = nil) -> Bool {
+  func admit(user: String? = nil, client: String? = nil) -> Bool {
     let now = Self.now()
-    return buckets.withLock { $0.take(user: user, at: now) }
+    let address = client.flatMap { IPAddress($0) }
+    return buckets.withLock { $0.take(user: user, client: address, at: now) }
   }
 
   /// The outcome of a request's `Authorization` header.
@@ -128,14 +133,18 @@ public final class WebSecurity: Sendable {
   /// configured) and applies the rate limit: to the user's own bucket once the credentials are
   /// accepted, else to the bucket of the unauthenticated, which a guess pays into before its
   /// bcrypt check. Credentials seen before are answered from the cache; new ones are checked
-  /// with bcrypt on its own thread, one at a time, behind a bounded queue.
-  func verify(authorization: String?, users: [String: String]) async -> Verdict {
-    guard !users.isEmpty else { return admit() ? .accepted : .rateLimited }
+  /// with bcrypt on its own thread, one at a time, behind a bounded queue shared fairly between
+  /// client addresses (`client`, the peer's IP address; see `BoundedWorkQueue`): after a
+  /// restart, a scraper's first check waits for one guess at most, not for every guesser's.
+  func verify(authorization: String?, users: [String: String], client: String? = nil) async
+    -> Verdict
+  {
+    guard !users.isEmpty else { return admit(client: client) ? .accepted : .rateLimited }
     // Each refusal counted once, as what it was answered: a request over the rate limit is
     // a 429, not a missing or wrong credential (issue 39 found 24,052 "missing" against 484
     // real 401s).
     guard let (user, password) = authorization.flatMap(Self.basicCredentials) else {
-      guard admit() else { return .rateLimited }
+      guard admit(client: client) else { return .rateLimited }
       counters.missing.add(1, ordering: .relaxed)
       return .missing
     }
@@ -146,14 +155,16 @@ public final class WebSecurity: Sendable {
     case true?:
       return admit(user: user) ? .accepted : .rateLimited
     case false?:
-      guard admit() else { return .rateLimited }
+      guard admit(client: client) else { return .rateLimited }
       counters.invalid.add(1, ordering: .relaxed)
       return .invalid
     case nil:
-      guard admit() else { return .rateLimited }
+      guard admit(client: client) else { return .rateLimited }
       let result: Bool
       do {
-        result = try await bcrypt.run { _ in Bcrypt.verify(password, hash: checked) }
+        result = try await bcrypt.run(client: client) { _ in
+          Bcrypt.verify(password, hash: checked)
+        }
       } catch .busy {
         counters.bcryptShed.add(1, ordering: .relaxed)
         return .busy

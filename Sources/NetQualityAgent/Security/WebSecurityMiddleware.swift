@@ -7,7 +7,8 @@ import Hummingbird
 /// credentials while the bcrypt queue is full) and the rate limit (`429`; see
 /// `RateLimitBuckets`), then the route; the configured headers go on every answer, errors
 /// included.
-struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
+struct WebSecurityMiddleware: RouterMiddleware {
+  typealias Context = AgentRequestContext
   let security: WebSecurity
 
   /// RFC 7617 section 2: the realm names what the credentials are for; UTF-8 user names and
@@ -21,7 +22,8 @@ struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     let policy = security.current
     var response: Response
     switch await security.verify(
-      authorization: request.headers[.authorization], users: policy.users)
+      authorization: request.headers[.authorization], users: policy.users,
+      client: context.clientAddress)
     {
     case .rateLimited:
       security.counters.rateLimited.add(1, ordering: .relaxed)

@@ -10,6 +10,14 @@ import Synchronization
 /// checks. Here a request beyond the queue is refused at once (`WorkFailure.busy`: the caller
 /// answers 503 or 429 with `Retry-After`), work whose requester is cancelled (its client went
 /// away) leaves the queue or is interrupted, and work past `timeoutSeconds` is interrupted.
+///
+/// The queue is shared fairly between clients (issue 39: after a restart 200 password guessers
+/// kept the queue full and the scraper's first check was refused 429 five times; five slow
+/// history queries held every other history read): a free thread takes the oldest item of the
+/// client with the fewest items running that was served longest ago, so a client waits for at
+/// most one item of each other client, however many it queued; and a client with nothing
+/// waiting is always admitted — when the queue is full, the newest waiting item of the client
+/// holding the most places is refused `.busy` to make room.
 final class BoundedWorkQueue: Sendable {
   let name: String
   let threads: Int
@@ -23,6 +31,11 @@ final class BoundedWorkQueue: Sendable {
   private struct State {
     var waiting: [WorkItem] = []
     var running = 0
+    /// Items running per client; a client with none running and none waiting has no entry.
+    var runningByClient: [String: Int] = [:]
+    /// When each client with an item waiting or running was last served (`turn` then).
+    var servedTurn: [String: UInt64] = [:]
+    var turn: UInt64 = 0
     var stopped = false
     /// The threads start with the first item.
     var started = false
@@ -63,20 +76,33 @@ final class BoundedWorkQueue: Sendable {
 
   /// Runs `body` on a working thread and returns its value; throws `.busy` at once when every
   /// thread is busy and the queue is full. `body` gets the item's `WorkInterruption`, to stop
-  /// its blocking call when the calling task is cancelled or the time limit passes.
-  func run<T: Sendable>(_ body: @escaping @Sendable (WorkInterruption) throws -> T)
-    async throws(WorkFailure) -> T
-  {
-    let item = WorkItem(timeoutSeconds: timeoutSeconds) { interruption in try body(interruption) }
-    let (admitted, start) = state.withLock { state -> (Bool, Bool) in
+  /// its blocking call when the calling task is cancelled or the time limit passes. `client`
+  /// (the requester's address; nil: one anonymous client) is what the queue is shared fairly
+  /// between.
+  func run<T: Sendable>(
+    client: String? = nil, _ body: @escaping @Sendable (WorkInterruption) throws -> T
+  ) async throws(WorkFailure) -> T {
+    let item = WorkItem(client: client ?? "", timeoutSeconds: timeoutSeconds) { interruption in
+      try body(interruption)
+    }
+    let (admitted, start, displaced) = state.withLock { state -> (Bool, Bool, WorkItem?) in
+      guard !state.stopped else { return (false, false, nil) }
+      var displaced: WorkItem?
       // Room for every thread's item plus the queue: an idle thread may not have taken its
       // item off the list yet.
-      guard !state.stopped, state.waiting.count + state.running < threads + queueLimit else {
-        return (false, false)
+      if state.waiting.count + state.running >= threads + queueLimit {
+        guard let index = Self.displaceable(for: item.client, in: state) else {
+          return (false, false, nil)
+        }
+        displaced = state.waiting.remove(at: index)
       }
       state.waiting.append(item)
       defer { state.started = true }
-      return (true, !state.started)
+      return (true, !state.started, displaced)
+    }
+    if let displaced {
+      counters.refusedBusy.add(1, ordering: .relaxed)
+      displaced.interruption.interrupt(because: .busy)
     }
     guard admitted else {
       counters.refusedBusy.add(1, ordering: .relaxed)
@@ -107,6 +133,33 @@ final class BoundedWorkQueue: Sendable {
     }
   }
 
+  /// The waiting item to refuse so that `client` gets a place in a full queue: the newest
+  /// waiting item of the client holding the most places, when that is more than `client`
+  /// holds plus one (so two clients never take places from each other in turn); nil when
+  /// `client` already has its share.
+  private static func displaceable(for client: String, in state: State) -> Int? {
+    var places: [String: Int] = state.runningByClient
+    for item in state.waiting { places[item.client, default: 0] += 1 }
+    guard let (greediest, held) = places.max(by: { $0.value < $1.value }),
+      held > places[client, default: 0] + 1
+    else { return nil }
+    return state.waiting.lastIndex { $0.client == greediest }
+  }
+
+  /// The next waiting item to run: the oldest of the client with the fewest items running and,
+  /// among those, the one served longest ago (a client new to the queue first).
+  private static func next(in state: State) -> Int? {
+    var best: (index: Int, running: Int, served: UInt64)?
+    var seen: Set<String> = []
+    for (index, item) in state.waiting.enumerated() where seen.insert(item.client).inserted {
+      let running = state.runningByClient[item.client, default: 0]
+      let served = state.servedTurn[item.client, default: 0]
+      if let current = best, (current.running, current.served) <= (running, served) { continue }
+      best = (index, running, served)
+    }
+    return best?.index
+  }
+
   private func startThreads() {
     for index in 0..<threads {
       let thread = Thread { [self] in self.serve() }
@@ -122,16 +175,35 @@ final class BoundedWorkQueue: Sendable {
     while true {
       available.wait()
       let item = state.withLock { state -> WorkItem? in
-        guard !state.waiting.isEmpty else { return nil }
+        guard let index = Self.next(in: state) else { return nil }
+        let item = state.waiting.remove(at: index)
         state.running += 1
-        return state.waiting.removeFirst()
+        state.runningByClient[item.client, default: 0] += 1
+        state.turn += 1
+        state.servedTurn[item.client] = state.turn
+        return item
       }
       guard let item else {
         if state.withLock({ $0.stopped && $0.waiting.isEmpty }) { return }
         continue
       }
       item.run()
-      state.withLock { $0.running -= 1 }
+      state.withLock { state in
+        state.running -= 1
+        state.runningByClient[item.client, default: 1] -= 1
+        if state.runningByClient[item.client] == 0 {
+          state.runningByClient[item.client] = nil
+          // Forgotten once it holds no place: the table is bounded by the places.
+          if !state.waiting.contains(where: { $0.client == item.client }) {
+            state.servedTurn[item.client] = nil
+          }
+        }
+        // Clients whose waiting items were cancelled or refused never reach the line above.
+        if state.servedTurn.count > 2 * (threads + queueLimit) {
+          let holding = Set(state.waiting.map(\.client)).union(state.runningByClient.keys)
+          state.servedTurn = state.servedTurn.filter { holding.contains($0.key) }
+        }
+      }
     }
   }
 }
@@ -192,13 +264,17 @@ private final class WorkItem: Sendable {
   }
 
   let interruption = WorkInterruption()
+  /// Who asked for it (`BoundedWorkQueue.run(client:)`).
+  let client: String
   private let timeoutSeconds: Double
   private let body: @Sendable (WorkInterruption) throws -> any Sendable
   private let state = Mutex(State())
 
   init(
-    timeoutSeconds: Double, body: @escaping @Sendable (WorkInterruption) throws -> any Sendable
+    client: String, timeoutSeconds: Double,
+    body: @escaping @Sendable (WorkInterruption) throws -> any Sendable
   ) {
+    self.client = client
     self.timeoutSeconds = timeoutSeconds
     self.body = body
     // A waiting item that is interrupted ends at once; a running one when its body returns.
