@@ -7,7 +7,8 @@
 # line, export it (netquality_storage_healthy 0, netquality_storage_errors_total{kind}) and
 # fire the storage_failing alert, then write again once the fault is cleared. A corrupt file
 # is moved aside byte for byte, never overwritten; a deleted WAL is noticed within two ticks
-# and the file opened again, every tick after it landing there.
+# and the file opened again, every tick after it landing there; a backup copied over the file
+# keeps its rows and the agent's ticks go on in a new run of it.
 #
 #   e2e/history-faults.sh     (root: mounts and captures; skips with a reason otherwise)
 set -euo pipefail
@@ -226,4 +227,56 @@ print(f"     wal-deleted: noticed with the tick {delay:.3f} s after the deletion
       "one run, integrity ok")
 PY
 
-echo "PASS history faults: disk full, read-only, locked, corrupt and a deleted WAL each reported once, capture went on, writing resumed"
+# 6. A backup of the history restored over it in place while the agent writes (`cp` keeps the
+# inode; issue 39: the restored copy's rows were overwritten by the writer's WAL). The copy
+# must keep its rows exactly as backed up, the agent's ticks go on in a new run of that file,
+# and the replacement be counted and said in one log line.
+mkdir -p "$work/restore"
+start_agent restored "$work/restore/history.db"
+wait_until 30 "restored: first ticks written" greater netquality_storage_ticks_written_total 3 \
+  || exit 1
+python3 - "$work/restore/history.db" "$work/restore/backup.db" <<'PY'
+import sqlite3, sys
+source = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=5)
+backup = sqlite3.connect(sys.argv[2])
+source.backup(backup)
+backup.execute("PRAGMA journal_mode = DELETE")
+backup.close()
+PY
+written=$(metric netquality_storage_ticks_written_total)
+wait_until 10 "restored: ticks written after the backup" greater \
+  netquality_storage_ticks_written_total "$((${written%.*} + 4))" || exit 1
+restored_at=$(date +%s.%N)
+cp "$work/restore/backup.db" "$work/restore/history.db"
+wait_until 10 "restored: netquality_storage_files_replaced_total 1" equals \
+  netquality_storage_files_replaced_total 1 || { tail -5 "$work/restored.log"; exit 1; }
+lines=$(grep -c "history.db overwritten in place while the agent had it open" \
+  "$work/restored.log" || true)
+[ "$lines" -eq 1 ] || { echo "FAIL restored: $lines log lines name it"; cat "$work/restored.log"; exit 1; }
+echo "     restored: $(grep "overwritten in place" "$work/restored.log" | sed 's/^.*history /history /')"
+written=$(metric netquality_storage_ticks_written_total)
+wait_until 10 "restored: ticks written after it" greater netquality_storage_ticks_written_total \
+  "$((${written%.*} + 8))" || exit 1
+stop_agent
+python3 - "$work/restore/history.db" "$work/restore/backup.db" "$restored_at" <<'PY'
+import glob, sqlite3, sys
+path, backup_path, restored_at = sys.argv[1], sys.argv[2], float(sys.argv[3])
+db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+backup = sqlite3.connect(f"file:{backup_path}?mode=ro", uri=True)
+assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+backed_up = backup.execute("SELECT id, name, version, started_at FROM runs").fetchall()
+runs = db.execute("SELECT id, name, version, started_at FROM runs ORDER BY id").fetchall()
+assert len(backed_up) == 1 and runs[0] == backed_up[0], f"restored: runs {runs}, backed up {backed_up}"
+assert len(runs) == 2, f"restored: {runs} (the backup's run, then a new one)"
+kept = backup.execute("SELECT time FROM ticks ORDER BY time").fetchall()
+first = db.execute("SELECT time FROM ticks WHERE run_id = ? ORDER BY time", (runs[0][0],)).fetchall()
+assert first == kept, f"restored: the backup's run has {len(first)} ticks, backed up {len(kept)}"
+after = db.execute("SELECT min(time), count(*) FROM ticks WHERE run_id = ?", (runs[1][0],)).fetchone()
+assert after[1] >= 8 and after[0] > restored_at, f"restored: the new run's ticks {after}"
+aside = glob.glob(path + "-wal.replaced-*")
+assert len(aside) == 1, f"restored: WALs set aside {aside}"
+print(f"     restored: the backup's run kept with its {len(kept)} ticks, {after[1]} ticks in a new "
+      f"run from {after[0] - restored_at:.3f} s after the copy; the old WAL set aside; integrity ok")
+PY
+
+echo "PASS history faults: disk full, read-only, locked, corrupt, a deleted WAL and a restored copy each reported once, capture went on, writing resumed"

@@ -17,10 +17,25 @@ import Foundation
 /// A descriptor held open keeps its inode alive, so no new file at the path can have the
 /// inode of the one the writer holds: comparing the path's inode with the one recorded at open
 /// is exact, three `stat` calls a tick.
+///
+/// A file overwritten in place (`cp backup.db history.db` keeps the inode) is told by its
+/// modification time and size (`stat`'s `st_mtim`, `st_size`; not the status-change time,
+/// which a `chmod` or `chown` moves too), recorded after each of the
+/// writer's own transactions (`restamp`): in WAL mode only the writer's checkpoints write the
+/// database file, and read-only connections never do (https://www.sqlite.org/wal.html,
+/// "Checkpointing"). Issue 39: a backup copied over the running agent's file had its rows
+/// overwritten by the writer's WAL.
 struct HistoryFiles: Equatable {
   struct Identity: Equatable {
     var device: UInt64
     var inode: UInt64
+  }
+
+  /// What changes when anything writes the database file.
+  struct Stamp: Equatable {
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
+    var size: Int64
   }
 
   /// The database file's companions while it is open in WAL mode
@@ -32,6 +47,8 @@ struct HistoryFiles: Equatable {
   let database: Identity
   let wal: Identity
   let index: Identity
+  /// The database file as the writer last left it.
+  private(set) var databaseStamp: Stamp?
 
   /// The files now at `path` and its companions, right after the writer opened them (a
   /// migrated database in WAL mode has all three); throws when one is missing already.
@@ -52,6 +69,12 @@ struct HistoryFiles: Equatable {
       throw HistoryFilesChanged(
         path: path, changes: missing.map { ($0, .deleted) }, databaseKept: !missing.contains(""))
     }
+    databaseStamp = Self.stamp(of: path)
+  }
+
+  /// Records the database file as the writer's transaction or checkpoint just left it.
+  mutating func restamp() {
+    databaseStamp = Self.stamp(of: path)
   }
 
   /// What no longer stands at the paths as it was opened, or nil when all three are the same.
@@ -62,11 +85,21 @@ struct HistoryFiles: Equatable {
         changes.append((suffix, .deleted))
         continue
       }
-      if now != opened { changes.append((suffix, .replaced)) }
+      if now != opened {
+        changes.append((suffix, .replaced))
+      } else if suffix.isEmpty, let databaseStamp, Self.stamp(of: path) != databaseStamp {
+        changes.append((suffix, .overwritten))
+      }
     }
     guard !changes.isEmpty else { return nil }
     return HistoryFilesChanged(
       path: path, changes: changes, databaseKept: !changes.contains { $0.suffix.isEmpty })
+  }
+
+  /// Whether the file at `path` + `suffix` is still the one the writer opened.
+  func stillOpened(_ suffix: String) -> Bool {
+    let opened = suffix == Self.walSuffix ? wal : suffix == Self.indexSuffix ? index : database
+    return Self.identity(of: path + suffix) == opened
   }
 
   /// Whether the WAL now at the path holds nothing: missing, or empty as a reader leaves the
@@ -107,6 +140,14 @@ struct HistoryFiles: Equatable {
     return found
   }
 
+  private static func stamp(of path: String) -> Stamp? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return Stamp(
+      modifiedSeconds: info.st_mtim.tv_sec, modifiedNanoseconds: info.st_mtim.tv_nsec,
+      size: Int64(info.st_size))
+  }
+
   private static func identity(of path: String) -> Identity? {
     var info = stat()
     guard stat(path, &info) == 0 else { return nil }
@@ -120,6 +161,8 @@ struct HistoryFilesChanged: Error, CustomStringConvertible {
   enum Change: String {
     case deleted
     case replaced
+    /// Written by someone else in place (the same inode, another modification time or size).
+    case overwritten = "overwritten in place"
     /// Deleted or replaced, and still open in this process after the writer let it go.
     case stillOpen = "still open"
   }

@@ -47,6 +47,9 @@ public final class HistoryRecorder: Sendable {
     public var ticksDropped: Int64 = 0
     public var errors: [HistoryFault.Kind: Int64] = [:]
     public var filesMovedAside: Int64 = 0
+    /// The database file replaced under the writer (moved over, or overwritten in place): the
+    /// new file is written as a new run, never over (issue 39).
+    public var filesReplaced: Int64 = 0
     public var writeSecondsSum = 0.0
     public var writeSecondsMax = 0.0
     public var lastWriteSeconds: Double?
@@ -171,10 +174,12 @@ public final class HistoryRecorder: Sendable {
           // tick it has dropped meanwhile.
           continue
         }
-        guard let history else { continue }
+        guard let open = history else { continue }
         // Nothing goes into files that are no longer the ones at the path.
-        if let changed = history.files.changes() { throw changed }
-        let writer = history.writer
+        if let changed = open.files.changes() { throw changed }
+        let writer = open.writer
+        // Whatever the writer does to the database file below is its own.
+        defer { history?.files.restamp() }
         if let tick {
           let started = DispatchTime.now().uptimeNanoseconds
           try writer.write(tick, droppedBefore: dropped, incident: incident)
@@ -204,6 +209,12 @@ public final class HistoryRecorder: Sendable {
         let note = changed.description + "; " + letGo(history, changed)
         history = nil
         lettingGo = true
+        if wasOpen && !changed.databaseKept {
+          // Another file stands at the path now (issue 39: a restored backup): it is never
+          // written as this run, only as a new one, its own rows left as they are.
+          runID = nil
+          shared.withLock { $0.counters.filesReplaced += 1 }
+        }
         failed(HistoryFault(kind: .io, message: note), heldUntilNextTick: true)
         if wasOpen { incident = note }
         let atOnce = wasOpen && backoffSeconds == 1
@@ -290,11 +301,8 @@ public final class HistoryRecorder: Sendable {
   /// a reader made is empty). When only the index went, the WAL at the path still holds them.
   private func letGo(_ history: OpenHistory?, _ changed: HistoryFilesChanged) -> String {
     guard let history else { return "the file is opened again once this process lets go" }
+    guard changed.databaseKept else { return setAside(history, changed) }
     defer { try? history.writer.database.close() }
-    guard changed.databaseKept else {
-      return "a new file is started at the path (the ticks written before stay with the old "
-        + "one, if it still exists elsewhere)"
-    }
     let walChanged = changed.changes.contains { $0.suffix == HistoryFiles.walSuffix }
     guard walChanged else { return "the file is opened again, the ticks written before kept" }
     guard history.files.walAtPathIsEmpty(),
@@ -305,6 +313,48 @@ public final class HistoryRecorder: Sendable {
       return "the file is opened again; the ticks written since its last checkpoint are lost"
     }
     return "the file is opened again, the ticks written before saved into it"
+  }
+
+  /// Closes a history whose database file was replaced, without writing anything of the old
+  /// file into the new one (issue 39: the writer's WAL, left at the path, was applied to a
+  /// restored copy moved or copied over the file). Closing checkpoints the WAL into the file
+  /// the writer holds and deletes it, unless another connection holds the file (a reader of
+  /// the API: then the WAL stays at the path, and the next open would apply it to whatever
+  /// file is there now). So whatever of the old WAL and index is still at the path afterwards
+  /// is renamed to `<path>-wal.replaced-<unix time>` (the index removed). Overwritten in place
+  /// (the same inode), the writer's file *is* the new content: a read-only connection opened
+  /// beside it and holding its shared lock keeps the close from checkpointing into it (SQLite
+  /// checkpoints on close only when it can lock the file exclusively, as the last connection:
+  /// https://www.sqlite.org/wal.html, "Persistence of WAL mode"; a read-only connection never
+  /// checkpoints).
+  private func setAside(_ history: OpenHistory, _ changed: HistoryFilesChanged) -> String {
+    let path = settings.path
+    let inPlace = changed.changes.contains { $0.suffix.isEmpty && $0.change == .overwritten }
+    var holder: DatabaseQueue?
+    if inPlace {
+      var configuration = Configuration()
+      configuration.readonly = true
+      holder = try? DatabaseQueue(path: path, configuration: configuration)
+      _ = try? holder?.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
+    }
+    try? history.writer.database.close()
+    var note = "a new run is started in the file now at the path, its own rows left as they are"
+    if history.files.stillOpened(HistoryFiles.walSuffix) {
+      let aside =
+        "\(path)\(HistoryFiles.walSuffix).replaced-\(Int(Date().timeIntervalSince1970))"
+      if rename(path + HistoryFiles.walSuffix, aside) == 0 {
+        note =
+          "the old file's WAL (its ticks since the last checkpoint) moved aside to \(aside); "
+          + note
+      } else {
+        note += "; its WAL could not be moved aside: \(String(cString: strerror(errno)))"
+      }
+    }
+    if history.files.stillOpened(HistoryFiles.indexSuffix) {
+      unlink(path + HistoryFiles.indexSuffix)
+    }
+    try? holder?.close()
+    return note
   }
 
   private func wrote(_ tick: HistoryTick, seconds: Double, dropped: Int64, rows: [String: Int64]) {

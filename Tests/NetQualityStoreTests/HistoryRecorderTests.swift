@@ -218,6 +218,80 @@ final class HistoryRecorderTests: HistoryTestCase {
     XCTAssertEqual(try count("storage_events", in: database), 1)
   }
 
+  /// The runs in `file` by id, with the times of their ticks.
+  private func runsAndTicks(_ file: String) throws -> [String: [Double]] {
+    let database = try HistoryDatabase.openForReading(path: file)
+    return try database.read { db in
+      var found: [String: [Double]] = [:]
+      for row in try Row.fetchAll(db, sql: "SELECT id, name FROM runs ORDER BY id") {
+        let id: Int64 = row[0]
+        let name: String = row[1]
+        found["\(id) \(name)"] = try Double.fetchAll(
+          db, sql: "SELECT time FROM ticks WHERE run_id = ? ORDER BY time", arguments: [id])
+      }
+      return found
+    }
+  }
+
+  /// Issue 39: a history restored over the running agent's (`cp backup history.sqlite`: the
+  /// same inode, new content) had its rows overwritten. It is noticed before the next write,
+  /// reported once, and written to only as a new run; its own rows stay as restored.
+  func testAFileOverwrittenInPlaceIsNeverWrittenOverAndGetsANewRun() throws {
+    let file = path("history.sqlite")
+    let restoredPath = path("restored.sqlite")
+    do {
+      let database = try HistoryDatabase.openForWriting(path: restoredPath)
+      let writer = try HistoryWriter(
+        database: database, kind: "agent", name: "restored-host", version: "old",
+        startedAt: script.time(0) - 3600)
+      for tick in 10..<13 { try writer.write(script.tick(tick)) }
+      try database.close()
+    }
+    let restored = try Data(contentsOf: URL(fileURLWithPath: restoredPath))
+    let recorder = makeRecorder(file)
+    for tick in 0..<3 { recorder.record(script.tick(tick)) }
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 3 })
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+    try handle.truncate(atOffset: 0)
+    try handle.write(contentsOf: restored)
+    try handle.close()
+
+    for tick in 3..<6 { recorder.record(script.tick(tick)) }
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 6 })
+    stop(recorder)
+    XCTAssertEqual(recorder.counters.errors[.io], 1)
+    XCTAssertEqual(
+      log.all.filter { $0.1.contains("history.sqlite overwritten in place") }.count, 1, "\(log.all)"
+    )
+    XCTAssertEqual(
+      try runsAndTicks(file),
+      ["1 restored-host": (10..<13).map(script.time), "2 test-host": (3..<6).map(script.time)])
+  }
+
+  /// Issue 39: a backup of the running history moved back over it (`mv`: a new inode) had the
+  /// agent's run resumed in it. The restored file's run is left as it was backed up; the
+  /// ticks after it go into a new run.
+  func testABackupOfThisRunMovedOverTheFileIsNotResumed() throws {
+    let file = path("history.sqlite")
+    let backup = path("backup.sqlite")
+    let recorder = makeRecorder(file)
+    for tick in 0..<3 { recorder.record(script.tick(tick)) }
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 3 })
+    let reader = try HistoryDatabase.openForReading(path: file)
+    try reader.inDatabase { db in try db.execute(sql: "VACUUM INTO ?", arguments: [backup]) }
+    try reader.close()
+    for tick in 3..<5 { recorder.record(script.tick(tick)) }
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 5 })
+    XCTAssertEqual(rename(backup, file), 0)
+
+    for tick in 5..<7 { recorder.record(script.tick(tick)) }
+    XCTAssertTrue(eventually { recorder.counters.ticksWritten == 7 })
+    stop(recorder)
+    XCTAssertEqual(
+      try runsAndTicks(file),
+      ["1 test-host": (0..<3).map(script.time), "2 test-host": (5..<7).map(script.time)])
+  }
+
   func testAReaderHoldingTheDeletedFilesDelaysTheNewOpenUntilItLetsGo() throws {
     let file = path("history.sqlite")
     let recorder = makeRecorder(file)

@@ -123,7 +123,8 @@ extension StorageCollector {
       errors: Dictionary(
         uniqueKeysWithValues: counters.errors.map { ($0.key.rawValue, $0.value) }),
       errorKinds: HistoryFault.Kind.allCases.map(\.rawValue),
-      filesMovedAside: counters.filesMovedAside, writeSecondsSum: counters.writeSecondsSum,
+      filesMovedAside: counters.filesMovedAside, filesReplaced: counters.filesReplaced,
+      writeSecondsSum: counters.writeSecondsSum,
       writeSecondsMax: counters.writeSecondsMax,
       maintenanceSecondsSum: counters.maintenanceSecondsSum,
       databaseBytes: counters.databaseBytes, queueLength: counters.queueLength,

@@ -4,7 +4,8 @@ public struct StorageCollector: MetricsCollector, Equatable {
   public static let families: [MetricFamily] = [
     .storageHealthy, .storageTicksWrittenTotal, .storageRowsWrittenTotal,
     .storageQueueDroppedTicksTotal, .storageQueueLength, .storageErrorsTotal,
-    .storageFilesMovedAsideTotal, .storageWriteSecondsTotal, .storageWriteSecondsMax,
+    .storageFilesMovedAsideTotal, .storageFilesReplacedTotal, .storageWriteSecondsTotal,
+    .storageWriteSecondsMax,
     .storageMaintenanceSecondsTotal, .storageDatabaseBytes, .storageReadsTotal,
   ]
 
@@ -34,6 +35,8 @@ public struct StorageCollector: MetricsCollector, Equatable {
   /// The kinds of errors, each exported (0 until it happens).
   public var errorKinds: [String]
   public var filesMovedAside: Int64
+  /// The database file replaced under the writer (issue 39): written to only as a new run.
+  public var filesReplaced: Int64
   public var writeSecondsSum: Double
   public var writeSecondsMax: Double
   public var maintenanceSecondsSum: Double
@@ -46,7 +49,8 @@ public struct StorageCollector: MetricsCollector, Equatable {
   public init(
     ticksWritten: Int64, rowsWritten: [String: Int64], ticksDropped: Int64,
     errors: [String: Int64], errorKinds: [String], filesMovedAside: Int64,
-    writeSecondsSum: Double, writeSecondsMax: Double, maintenanceSecondsSum: Double,
+    filesReplaced: Int64 = 0, writeSecondsSum: Double, writeSecondsMax: Double,
+    maintenanceSecondsSum: Double,
     databaseBytes: Int64, queueLength: Int, healthy: Bool, reads: Reads
   ) {
     self.ticksWritten = ticksWritten
@@ -55,6 +59,7 @@ public struct StorageCollector: MetricsCollector, Equatable {
     self.errors = errors
     self.errorKinds = errorKinds
     self.filesMovedAside = filesMovedAside
+    self.filesReplaced = filesReplaced
     self.writeSecondsSum = writeSecondsSum
     self.writeSecondsMax = writeSecondsMax
     self.maintenanceSecondsSum = maintenanceSecondsSum
@@ -83,6 +88,8 @@ public struct StorageCollector: MetricsCollector, Equatable {
     }
     out.family(.storageFilesMovedAsideTotal)
     out.sample(.storageFilesMovedAsideTotal, [], Double(filesMovedAside))
+    out.family(.storageFilesReplacedTotal)
+    out.sample(.storageFilesReplacedTotal, [], Double(filesReplaced))
     out.family(.storageWriteSecondsTotal)
     out.sample(.storageWriteSecondsTotal, [], writeSecondsSum)
     out.family(.storageWriteSecondsMax)
@@ -125,6 +132,10 @@ extension MetricFamily {
   public static let storageFilesMovedAsideTotal = counter(
     "netquality_storage_files_moved_aside_total",
     "Corrupt history files renamed to <path>.corrupt-<time> and replaced by a new one.")
+  public static let storageFilesReplacedTotal = counter(
+    "netquality_storage_files_replaced_total",
+    "History files replaced or overwritten under the running writer; each new file is written only as a new run."
+  )
   public static let storageWriteSecondsTotal = counter(
     "netquality_storage_write_seconds_total",
     "Time spent writing ticks (divide by ticks written for the mean per tick).")
