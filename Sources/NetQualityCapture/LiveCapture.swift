@@ -169,10 +169,8 @@ private func liveCallback(
 ) {
   guard let user, let header, let data else { return }
   let context = UnsafeRawPointer(user).assumingMemoryBound(to: LiveContext.self)
-  guard let time = context.pointee.recordTime.captureTime(header.pointee.ts) else {
-    context.pointee.analyzer.pointee.skipRecordWithBadTimestamp()
-    return
-  }
+  var (time, bad) = context.pointee.recordTime.captureTime(header.pointee.ts)
+  if bad { time = context.pointee.analyzer.pointee.timeOfRecordWithBadTimestamp(carried: time) }
   context.pointee.analyzer.pointee.ingest(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
     originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time,

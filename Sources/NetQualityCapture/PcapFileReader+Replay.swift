@@ -49,10 +49,8 @@ private func replayCallback(
 ) {
   guard let user, let header, let data else { return }
   let context = UnsafeRawPointer(user).assumingMemoryBound(to: ReplayContext.self)
-  guard let time = context.pointee.recordTime.captureTime(header.pointee.ts) else {
-    context.pointee.engine.pointee.skipRecordWithBadTimestamp()
-    return
-  }
+  var (time, bad) = context.pointee.recordTime.captureTime(header.pointee.ts)
+  if bad { time = context.pointee.engine.pointee.timeOfRecordWithBadTimestamp(carried: time) }
   context.pointee.engine.pointee.replay(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
     originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time,

@@ -131,6 +131,8 @@ private struct FrameCallbackContext {
   let body: (UnsafeRawBufferPointer, Int, CaptureTime) -> Void
   let recordTime: RecordTime
   var badTimestampRecords = 0
+  /// The latest record time so far.
+  var latest: CaptureTime?
 }
 
 private func frameCallback(
@@ -139,10 +141,13 @@ private func frameCallback(
 ) {
   guard let user, let header, let data else { return }
   let context = UnsafeMutableRawPointer(user).assumingMemoryBound(to: FrameCallbackContext.self)
-  guard let time = context.pointee.recordTime.captureTime(header.pointee.ts) else {
+  var (time, bad) = context.pointee.recordTime.captureTime(header.pointee.ts)
+  if bad {
+    // The latest record's time, as the analyser gives it (`timeOfRecordWithBadTimestamp`).
     context.pointee.badTimestampRecords += 1
-    return
+    time = context.pointee.latest ?? time
   }
+  context.pointee.latest = max(context.pointee.latest ?? time, time)
   let frame = UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen))
   context.pointee.body(frame, Int(header.pointee.len), time)
 }
@@ -159,10 +164,8 @@ private func analyzerCallback(
 ) {
   guard let user, let header, let data else { return }
   let context = UnsafeRawPointer(user).assumingMemoryBound(to: AnalyzerCallbackContext.self)
-  guard let time = context.pointee.recordTime.captureTime(header.pointee.ts) else {
-    context.pointee.analyzer.pointee.skipRecordWithBadTimestamp()
-    return
-  }
+  var (time, bad) = context.pointee.recordTime.captureTime(header.pointee.ts)
+  if bad { time = context.pointee.analyzer.pointee.timeOfRecordWithBadTimestamp(carried: time) }
   context.pointee.analyzer.pointee.ingest(
     frame: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)),
     originalLength: Int(header.pointee.len), linkType: context.pointee.linkType, at: time)

@@ -58,20 +58,24 @@ extension CommandLineTests {
     XCTAssertEqual(try XCTUnwrap(stream["first_time"] as? Double), 4_260_211_200, accuracy: 0.1)
   }
 
-  func testARecordWithAnImpossibleMicrosecondFieldIsCountedAndLeftOut() throws {
+  /// Issue 39: such a record was left out, so that a tenth of them made a perfect stream lose
+  /// 10 %. It is counted and analysed at the latest record's time: here a copy of the call's
+  /// first packet, it is one late packet of its stream — no loss, no jitter, the same timeline.
+  func testARecordWithAnImpossibleMicrosecondFieldIsCountedAndAnalysedAtTheLatestTime() throws {
     let clean = try perfectCall(year: 2026)
     // A copy of the call's first RTP packet, stamped in the middle of the call with 1.5 s as
-    // its microseconds: fed as a time it is a duplicate arriving out of place.
+    // its microseconds.
     var first: [UInt8] = []
     SyntheticTraffic(streams: 2, totalPackets: 1).generate { frame, _ in first = frame }
     let damaged = try perfectCall(year: 2026) { writer in
       writer.append(first, seconds: 1_767_225_630, fraction: 1_500_000)
     }
     let table = try analysis(damaged, [], year: 2026)
-    XCTAssertEqual(
-      table.replacing(", 1 bad timestamps", with: ", 0 bad timestamps"),
-      try analysis(clean, [], year: 2026))
+    let tx = try XCTUnwrap(table.split(separator: "\n").first { $0.contains(" tx ") })
+    XCTAssertTrue(
+      tx.contains("3001  0 (0.0%)    0     1  0.00/0.00"), "one more packet, late: \(tx)")
     XCTAssertTrue(table.contains(", 1 bad timestamps"), table)
+    XCTAssertTrue(try analysis(clean, [], year: 2026).contains(", 0 bad timestamps"))
     XCTAssertEqual(
       try analysis(damaged, ["--timeline"], year: 2026),
       try analysis(clean, ["--timeline"], year: 2026))
@@ -85,6 +89,8 @@ extension CommandLineTests {
       JSONSerialization.jsonObject(with: Data(cleanJSON.utf8)) as? [String: Any])
     let cleanCapture = try XCTUnwrap(cleanDocument["capture"] as? [String: Any])
     XCTAssertEqual(cleanCapture["bad_timestamp_records"] as? Int, 0)
-    XCTAssertEqual(capture["packets"] as? Int, cleanCapture["packets"] as? Int)
+    XCTAssertEqual(
+      capture["packets"] as? Int, (cleanCapture["packets"] as? Int).map { $0 + 1 },
+      "analysed, not left out")
   }
 }

@@ -44,8 +44,9 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   public var clockSteps: Int64 = 0
   /// Single packets stamped far behind their neighbours, placed in arrival order instead.
   public var outOfOrderTimestamps: Int64 = 0
-  /// Capture records whose timestamp is not a time (a sub-second field of a second or more):
-  /// counted, not analysed, and not among `frames`.
+  /// Capture records whose timestamp is no time (a sub-second field of a second or more, or
+  /// negative as libpcap reads it): counted, and analysed at the latest record's time (among
+  /// `frames`), so that they are neither lost packets nor jitter.
   public var badTimestampRecords: Int64 = 0
 
   public init() {}

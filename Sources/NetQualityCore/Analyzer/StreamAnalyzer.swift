@@ -125,10 +125,16 @@ public struct StreamAnalyzer: Sendable {
     time.advanced(byNanoseconds: clock.offsetNanoseconds)
   }
 
-  /// A capture record left out because its timestamp is not a time (see
-  /// `CaptureCounters.badTimestampRecords`): counted, never fed.
-  public mutating func skipRecordWithBadTimestamp() {
+  /// The time to feed a capture record whose timestamp is no time (a sub-second field out of
+  /// range; see `CaptureCounters.badTimestampRecords`), counted: the latest packet's, as it
+  /// arrived after it — neither a loss nor a jump — or `carried` (the field carried into the
+  /// seconds) before any packet.
+  public mutating func timeOfRecordWithBadTimestamp(carried: CaptureTime) -> CaptureTime {
     counters.badTimestampRecords += 1
+    guard clock.latestNanoseconds >= 0 else { return carried }
+    // The raw time that the clock maps to its latest.
+    return CaptureTime(
+      nanosecondsSinceEpoch: max(0, clock.latestNanoseconds &- clock.offsetNanoseconds))
   }
 
   /// Feeds a frame whose time `correctTime` already gave.

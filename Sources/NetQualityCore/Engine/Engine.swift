@@ -57,9 +57,10 @@ public struct Engine: Sendable {
       frame: frame, originalLength: originalLength, linkType: linkType, atCorrected: time)
   }
 
-  /// A capture record left out for its timestamp (`StreamAnalyzer.skipRecordWithBadTimestamp`).
-  public mutating func skipRecordWithBadTimestamp() {
-    analyzer.skipRecordWithBadTimestamp()
+  /// The time to feed a record whose timestamp is no time
+  /// (`StreamAnalyzer.timeOfRecordWithBadTimestamp`).
+  public mutating func timeOfRecordWithBadTimestamp(carried: CaptureTime) -> CaptureTime {
+    analyzer.timeOfRecordWithBadTimestamp(carried: carried)
   }
 
   /// Nothing left to report: no peer and no stream (all forgotten after their silence). A

@@ -133,5 +133,6 @@ extension MetricFamily {
     "Single packets stamped more than 1 s behind their neighbours, placed in arrival order.")
   public static let captureBadTimestampRecordsTotal = counter(
     "netquality_capture_bad_timestamp_records_total",
-    "Capture records whose timestamp is not a time (sub-second field out of range), not analysed.")
+    "Capture records whose timestamp is not a time (sub-second field out of range), analysed at the latest record's time."
+  )
 }
