@@ -35,11 +35,16 @@ public enum HistoryDatabase {
   /// WAL, shared-memory index or rollback journal, is a symbolic link. The agent runs as root,
   /// and SQLite follows a link in a database name (only `SQLITE_OPEN_NOFOLLOW` refuses one,
   /// https://www.sqlite.org/c3ref/c_open_autoproxy.html, and GRDB passes no open flags), so a
-  /// link there would have it create and write a file wherever the link points. Links among
-  /// the directories above are followed: `/var/lib/netquality` on another disk is common.
-  /// Looked at before each open (the directory is the agent's own; whoever can swap a link in
-  /// between the look and the open can write there anyway).
+  /// link there would have it create and write a file wherever the link points. A link among
+  /// the directories above is followed only when no one but root (or the agent's own user)
+  /// could have placed it: the link and the directory holding it owned by one of them, and
+  /// that directory writable by its owner alone (`directoryLinkProblem`): `/var/lib/netquality`
+  /// linked to another disk by root is common; a link in a directory another user can write
+  /// would let that user send root's writes anywhere (issue 39). Looked at before each open
+  /// (the directories are then root's own; whoever can swap a link in between the look and the
+  /// open can write there anyway).
   public static func symbolicLinkProblem(path: String) -> String? {
+    if let problem = directoryLinkProblem(path: path) { return problem }
     for suffix in ["", HistoryFiles.walSuffix, HistoryFiles.indexSuffix, "-journal"] {
       let name = path + suffix
       var info = stat()
@@ -50,6 +55,40 @@ public enum HistoryDatabase {
           + "link; give the file's own path in storage_path"
         : "\(name) is a symbolic link (to \(target)): the history is never written through a "
           + "link; remove it"
+    }
+    return nil
+  }
+
+  /// Why a directory above `path` may not be gone through, or nil: a symbolic link that
+  /// someone other than root or this process's user could have placed — the link or the
+  /// directory holding it owned by another user, or that directory writable by its group or
+  /// others (the rule of systemd's "unsafe path transition" and OpenSSH's `StrictModes`).
+  static func directoryLinkProblem(path: String) -> String? {
+    let absolute =
+      path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    let components = absolute.split(separator: "/").map(String.init)
+    var prefix = ""
+    // Every directory above the file (the file itself is `symbolicLinkProblem`'s).
+    for component in components.dropLast() {
+      let parent = prefix.isEmpty ? "/" : prefix
+      prefix += "/" + component
+      var link = stat()
+      guard lstat(prefix, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { continue }
+      var holder = stat()
+      guard stat(parent, &holder) == 0 else { continue }
+      let trusted: Set<uid_t> = [0, geteuid()]
+      let others = holder.st_mode & (S_IWGRP | S_IWOTH) != 0
+      guard !trusted.contains(link.st_uid) || !trusted.contains(holder.st_uid) || others else {
+        continue
+      }
+      let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: prefix)) ?? "?"
+      let who =
+        others
+        ? "\(parent) is writable by its group or others"
+        : "it or \(parent) is owned by another user (uid \(trusted.contains(link.st_uid) ? holder.st_uid : link.st_uid))"
+      return "\(prefix) is a symbolic link (to \(target)) and \(who): the history is never "
+        + "written through a link someone else could have placed; give the real directory in "
+        + "storage_path"
     }
     return nil
   }

@@ -27,4 +27,34 @@ extension CommandLineTests {
       "netquality: error: \(refusal)")
     XCTAssertFalse(FileManager.default.fileExists(atPath: target), "nothing made through the link")
   }
+
+  /// Issue 39: a link among the directories of `storage_path` was followed wherever it came
+  /// from. One in a directory anyone can write (as `/tmp`) is refused; one that only root
+  /// could have placed is followed.
+  func testADirectoryLinkOthersCouldHavePlacedIsRefused() throws {
+    let real = directory.appendingPathComponent("real").path
+    try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+    for (holder, mode, refused) in [("open", mode_t(0o777), true), ("guarded", 0o755, false)] {
+      let parent = directory.appendingPathComponent(holder).path
+      try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+      XCTAssertEqual(chmod(parent, mode), 0)
+      let link = parent + "/linked"
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+      let config = directory.appendingPathComponent("\(holder).yaml")
+      try Data("listen: \"127.0.0.1:19476\"\nstorage_path: \(link)/history.db\n".utf8).write(
+        to: config)
+      let checked = try run(["check-config", config.path])
+      if refused {
+        XCTAssertEqual(checked.status, 1)
+        XCTAssertEqual(
+          checked.standardError,
+          "netquality: error: \(config.path): line 2: storage_path: \(link) is a symbolic link "
+            + "(to \(real)) and \(parent) is writable by its group or others: the history is "
+            + "never written through a link someone else could have placed; give the real "
+            + "directory in storage_path\n")
+      } else {
+        XCTAssertEqual(checked.status, 0, checked.standardError)
+      }
+    }
+  }
 }
