@@ -175,6 +175,36 @@ final class StreamAnalyzerTests: XCTestCase {
     }
   }
 
+  /// Issue 39: a REMB of 2.4e24 bit/s (mantissa 2^18 - 1, exponent 63) was taken and shown.
+  /// Beyond 100 Gbit/s it is a decode error, never the pair's estimate; a sane one still is.
+  func testAnImpossibleREMBIsADecodeErrorNotAnEstimate() throws {
+    var analyzer = StreamAnalyzer()
+    func remb(exponent: UInt32, mantissa: UInt32) -> [UInt8] {
+      var body: [UInt8] = []
+      body.appendBigEndian(UInt32(0xCCCC))
+      body.appendBigEndian(UInt32(0))
+      body.append(contentsOf: Array("REMB".utf8))
+      body.appendBigEndian(UInt32(1) << 24 | exponent << 18 | mantissa)
+      body.appendBigEndian(UInt32(0xAAAA))
+      return RTCPBuilder.receiverReport(ssrc: 0xCCCC, blocks: [])
+        + RTCPBuilder.packet(type: 206, count: 15, body: body)
+    }
+    // 1000 x 2^10 = 1,024,000 bit/s, then the widest the field holds.
+    for (index, packet) in [
+      remb(exponent: 10, mantissa: 1000), remb(exponent: 63, mantissa: 0x3FFFF),
+    ]
+    .enumerated() {
+      analyzer.feed(
+        PacketBuilder.frame(source: Net.aliceRTCP, destination: Net.bobRTCP, payload: packet),
+        at: Net.time(Double(index) * 1000))
+    }
+    let report = analyzer.report()
+    XCTAssertEqual(report.capture.decodeErrors, ["rtcp_feedback": 1])
+    let counts = try XCTUnwrap(report.feedbackByPair.values.first)
+    XCTAssertEqual(counts.estimateMessages, 1)
+    XCTAssertEqual(counts.lastEstimateBitsPerSecond, 1_024_000)
+  }
+
   func testRTCPLengthPastThePacketIsADecodeError() {
     var analyzer = StreamAnalyzer()
     var rr = RTCPBuilder.receiverReport(ssrc: 0x1111, blocks: [])
@@ -207,6 +237,26 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertEqual(stream.key.destination.port, 3478)
     XCTAssertEqual(stream.packets, 30)
     XCTAssertEqual(stream.payloadBytes, 30 * 160)
+  }
+
+  /// Issue 39: "INVI" reads as ChannelData channel 0x494E of 22,089 bytes, so a UDP INVITE of
+  /// 22 KB or more was taken for TURN ChannelData and never counted as SIP.
+  func testALargeSIPRequestOverUDPIsSIPNotChannelData() throws {
+    var analyzer = StreamAnalyzer()
+    let invite = SessionDescriptionTests.invite
+    let headers = invite[..<invite.range(of: "Content-Length")!.lowerBound]
+    let body =
+      invite[invite.range(of: "\r\n\r\n")!.upperBound...] + "a=x-pad:"
+      + String(repeating: "x", count: 30_000) + "\r\n"
+    let message = Array((headers + "Content-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+    XCTAssertGreaterThan(message.count, 4 + 0x5649, "past the length \"VI\" reads as")
+    analyzer.feed(
+      PacketBuilder.frame(
+        source: Net.endpoint("192.0.2.10", 5060), destination: Net.endpoint("192.0.2.20", 5060),
+        payload: message), at: Net.time(0))
+    let capture = analyzer.report().capture
+    XCTAssertEqual(capture.turnChannelDataPackets, 0)
+    XCTAssertEqual(capture.sipMessagesWithSDP, 1)
   }
 
   /// DTLS is counted however it travels: a WebRTC call relayed by TURN carries its handshake

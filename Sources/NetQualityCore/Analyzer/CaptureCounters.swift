@@ -143,6 +143,7 @@ extension MalformedReason {
     case .udpLength: 3
     case .rtpHeader: 4
     case .rtcpLength: 5
+    case .rtcpFeedback: 6
     }
   }
 }

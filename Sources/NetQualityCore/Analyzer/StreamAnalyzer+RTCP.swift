@@ -142,6 +142,10 @@ extension StreamAnalyzer: RTCPVisitor {
   }
 
   public mutating func feedback(_ message: RTCPFeedback) {
+    guard message.isPlausible else {
+      decodeErrors.count(.rtcpFeedback)
+      return
+    }
     recordFeedback(message)
     for index in streamIndices(
       ssrc: message.mediaSSRC, sentFrom: rtcpContext.destination.address,

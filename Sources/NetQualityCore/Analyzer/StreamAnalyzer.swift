@@ -188,8 +188,15 @@ public struct StreamAnalyzer: Sendable {
     case .rtcp:
       ingestRTCP(payload, datagram: datagram, at: time)
     case .turnChannelData:
-      guard let inner = TURNChannelData.applicationData(in: payload, wireLength: wireLength) else {
-        // Not ChannelData after all: SIP requests start with letters in this range.
+      // SIP requests start with letters in this range, and their first four bytes read as a
+      // channel number and a length: "INVI" is channel 0x494E with 22,089 bytes, so an INVITE
+      // of about 22 KB or more framed as ChannelData (issue 39: 2,000 INVITEs with 64 KB
+      // bodies, none counted as SIP). What starts like a SIP request line (a method token, a
+      // space, a sip:, sips: or tel: URI) is SIP: ChannelData's application data (RTP, RTCP,
+      // STUN, DTLS) never puts a space and a URI four bytes in.
+      guard !SIPMessage.looksLikeSIP(payload),
+        let inner = TURNChannelData.applicationData(in: payload, wireLength: wireLength)
+      else {
         ingestSignalling(payload, datagram: datagram, at: time)
         return
       }

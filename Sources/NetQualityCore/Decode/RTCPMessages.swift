@@ -93,6 +93,22 @@ public struct RTCPFeedback: Sendable, Equatable {
   }
 
   public var kind: Kind
+
+  /// The largest REMB estimate taken: 100 Gbit/s, the fastest Ethernet in common use (IEEE
+  /// 802.3ba); no media path carries more. The field itself reaches 2.4e24 bit/s (an 18-bit
+  /// mantissa times 2 to a 6-bit exponent, draft-alvestrand-rmcat-remb-03 section 2.2); an
+  /// estimate above this is counted malformed (`rtcp_feedback`) and never shown (issue 39: a
+  /// REMB of 2.4e24 bit/s was accepted and shown).
+  public static let maximumEstimateBitsPerSecond = 100e9
+
+  /// Whether every figure is within its bound (only REMB's estimate has a field wide enough
+  /// to go beyond one: a NACK's packets are bounded by its length).
+  public var isPlausible: Bool {
+    if case .remb(let bitsPerSecond) = kind {
+      return bitsPerSecond <= Self.maximumEstimateBitsPerSecond
+    }
+    return true
+  }
   public var senderSSRC: UInt32
   /// The media source the feedback is about.
   public var mediaSSRC: UInt32

@@ -57,4 +57,6 @@ public enum MalformedReason: String, Sendable, CaseIterable {
   case udpLength = "udp_length"
   case rtpHeader = "rtp_header"
   case rtcpLength = "rtcp_length"
+  /// A feedback figure beyond what any path carries (`RTCPFeedback.maximumEstimateBitsPerSecond`).
+  case rtcpFeedback = "rtcp_feedback"
 }
