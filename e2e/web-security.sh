@@ -19,7 +19,10 @@
 #   6. client certificates (RequireAndVerifyClientCert): without one the handshake is refused,
 #      with one signed by the client CA -> 200, and `top` with --cert-file and --key-file
 #      shows the demo peer;
-#   7. a key file that cannot be read: the agent and check-config each stop with one line.
+#   7. a key file that cannot be read: the agent and check-config each stop with one line;
+#   8. TLS defaults (issue 39): static-RSA and CBC-SHA1 suites and TLS 1.1 refused, ECDHE-GCM
+#      accepted (openssl s_client, an RSA certificate); a cross-site POST /-/reload refused
+#      403 with the lifecycle API on and no authentication, curl's and a same-origin one not.
 #
 #   e2e/web-security.sh      (root, for the namespace and the capture; skips otherwise)
 set -euo pipefail
@@ -308,6 +311,49 @@ check "the agent refuses to start (exit $start_status) with one line" \
   test "$start_status" = 1 -a "$(grep -c . "$work/bad.log")" = 1 -a "$(cat "$work/bad.log")" = "$expected"
 check "check-config says the same (exit $check_status)" \
   test "$check_status" = 1 -a "$(cat "$work/check.log")" = "$expected"
+
+# 8. Issue 39: TLS without cipher_suites takes exporter-toolkit's stance (TLS 1.2 or later,
+# forward-secret AEAD suites only: no static-RSA key exchange, no CBC-SHA1), on an RSA
+# certificate (static RSA needs one); and with --web.enable-lifecycle and no authentication a
+# browser's cross-site POST /-/reload is refused 403 while curl's is not.
+(
+  cd "$work"
+  openssl req -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.csr -subj "/CN=127.0.0.1"
+  openssl x509 -req -in rsa.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out rsa.pem \
+    -days 2 -extfile san.ext
+) 2>/dev/null
+printf 'tls_server_config:\n  cert_file: rsa.pem\n  key_file: rsa.key\n' >"$work/web-rsa.yml"
+spawn ip netns exec "$namespace" "$netquality" run --demo --listen 127.0.0.1:$port \
+  --config "$work/no-history.yml" --web.config.file "$work/web-rsa.yml" --web.enable-lifecycle \
+  2>"$work/agent-rsa.log"
+agent=$!
+pids+=("$agent")
+rsa_ready() { [ "$(status_of "$base/-/ready")" = 200 ]; }
+check "the RSA-certificate agent with the lifecycle API: up" wait_until 60 "the RSA agent" rsa_ready
+# The suite the handshake settled on ("Cipher is X"; "(NONE)" or nothing when refused).
+suite() {
+  in_ns timeout 10 openssl s_client -connect "127.0.0.1:$port" -CAfile "$work/ca.pem" "$@" \
+    </dev/null 2>/dev/null | sed -n 's/^.*Cipher is \([^ ]*\)$/\1/p' | head -1
+}
+refused_suite() { local got; got=$(suite "$@"); [ -z "$got" ] || [ "$got" = "(NONE)" ]; }
+check "TLS 1.2 with AES128-SHA (static RSA, CBC-SHA1): refused" refused_suite -tls1_2 -cipher AES128-SHA
+check "TLS 1.2 with any static-RSA key exchange (kRSA): refused" refused_suite -tls1_2 -cipher kRSA
+check "TLS 1.2 with ECDHE-RSA-AES128-SHA (CBC-SHA1): refused" \
+  refused_suite -tls1_2 -cipher ECDHE-RSA-AES128-SHA
+check "TLS 1.1: refused" refused_suite -tls1_1 -cipher 'ALL:@SECLEVEL=0'
+check "TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256: accepted" \
+  test "$(suite -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256)" = ECDHE-RSA-AES128-GCM-SHA256
+reload_status() { status_of -X POST "$@" "$base/-/reload"; }
+check "POST /-/reload with Origin: http://evil.example: 403" \
+  test "$(reload_status -H 'Origin: http://evil.example')" = 403
+check "POST /-/reload with Sec-Fetch-Site: cross-site: 403" \
+  test "$(reload_status -H 'Sec-Fetch-Site: cross-site' -H 'Origin: null')" = 403
+check "POST /-/reload from the agent's own page (Origin $base): 200" \
+  test "$(reload_status -H "Origin: $base")" = 200
+check "POST /-/reload from curl (no Origin): 200" test "$(reload_status)" = 200
+reloads=$(grep -c "reloaded" "$work/agent-rsa.log" || true)
+check "only the two allowed POSTs reloaded ($reloads)" test "$reloads" = 2
+stop_process "$agent"
 
 if [ "$failures" -ne 0 ]; then
   echo "agent log:"; tail -20 "$work/agent.log"

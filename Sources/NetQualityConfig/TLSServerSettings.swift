@@ -53,8 +53,8 @@ public struct TLSServerSettings: Sendable, Equatable {
   public var clientAuth = ClientAuth.noClientCert
   public var minVersion = Version.tls12
   public var maxVersion = Version.tls13
-  /// IANA names (Go's `tls.CipherSuites()`), for TLS 1.2 and below; empty: the TLS library's
-  /// defaults. TLS 1.3's suites cannot be chosen (as in Go).
+  /// IANA names (Go's `tls.CipherSuites()`), for TLS 1.2 and below; empty:
+  /// `defaultCipherSuites`. TLS 1.3's suites cannot be chosen (as in Go).
   public var cipherSuites: [String] = []
   /// Go's `tls.CurveID` names; empty: the TLS library's defaults.
   public var curvePreferences: [String] = []
@@ -93,6 +93,17 @@ public struct TLSServerSettings: Sendable, Equatable {
     ("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", 0xC030),
     ("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", 0xCCA8),
     ("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", 0xCCA9),
+  ]
+
+  /// The TLS 1.2 suites when `cipher_suites` is not given: forward-secret key exchange and
+  /// AEAD only (RFC 9325 section 4.2), as exporter-toolkit's defaults and Go's since 1.22 drop
+  /// static-RSA key exchange; the CBC-SHA1 suites go too (RFC 9325 section 4.2 lists them
+  /// among those not recommended). The TLS library's own defaults accepted both (issue 39).
+  public static let defaultCipherSuites = [
+    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
   ]
 
   /// Curves by Go's name (https://pkg.go.dev/crypto/tls#CurveID) and IANA supported-group

@@ -185,3 +185,9 @@ final class ManagedAtomicFlag: Sendable {
   func set() { value.store(true, ordering: .relaxed) }
   var isSet: Bool { value.load(ordering: .relaxed) }
 }
+
+final class ManagedAtomicCounter: Sendable {
+  private let count = Atomic<Int>(0)
+  func increment() { count.add(1, ordering: .relaxed) }
+  var value: Int { count.load(ordering: .relaxed) }
+}

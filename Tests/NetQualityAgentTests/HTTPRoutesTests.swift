@@ -260,4 +260,48 @@ final class HTTPRoutesTests: XCTestCase {
       }
     }
   }
+
+  /// Issue 39: with the lifecycle API on and no authentication, a page of another site could
+  /// make the operator's browser reload the agent. A browser's cross-site POST is refused 403
+  /// and never reloads; curl's and a same-origin page's are not refused.
+  func testACrossSiteReloadFromABrowserIsRefused() async throws {
+    let calls = ManagedAtomicCounter()
+    let app = Application(
+      router: HTTPServer.router(
+        state: Self.tickedState(),
+        reload: {
+          calls.increment()
+          return .init(succeeded: true, lines: [])
+        }))
+    let secFetchSite = try XCTUnwrap(CrossSiteRequest.secFetchSite)
+    let host = try XCTUnwrap(CrossSiteRequest.hostField)
+    try await app.test(.router) { client in
+      let refused: [HTTPFields] = [
+        [.origin: "http://evil.example", host: "127.0.0.1:9470"],
+        [.origin: "null", host: "127.0.0.1:9470"],
+        [.origin: "https://127.0.0.1:9470", host: "127.0.0.1:9470"],
+        [secFetchSite: "cross-site", host: "127.0.0.1:9470"],
+        [secFetchSite: "same-site", .origin: "http://127.0.0.1:9470", host: "127.0.0.1:9470"],
+      ]
+      for headers in refused {
+        try await client.execute(uri: "/-/reload", method: .post, headers: headers) { response in
+          XCTAssertEqual(response.status, .forbidden, "\(headers)")
+          XCTAssertEqual(String(buffer: response.body), "cross-origin request refused\n")
+        }
+      }
+      XCTAssertEqual(calls.value, 0)
+      let accepted: [HTTPFields] = [
+        [host: "127.0.0.1:9470"],
+        [.origin: "http://127.0.0.1:9470", host: "127.0.0.1:9470"],
+        [.origin: "http://agent.example", host: "agent.example:80"],
+        [secFetchSite: "same-origin", .origin: "http://127.0.0.1:9470", host: "127.0.0.1:9470"],
+      ]
+      for headers in accepted {
+        try await client.execute(uri: "/-/reload", method: .post, headers: headers) { response in
+          XCTAssertEqual(response.status, .ok, "\(headers)")
+        }
+      }
+      XCTAssertEqual(calls.value, accepted.count)
+    }
+  }
 }

@@ -69,11 +69,19 @@ enum HTTPServer {
     }
     router.get("/-/healthy") { _, _ in text("OK\n") }
     // Prometheus' lifecycle API: the same reload as SIGHUP, refused (403, as Prometheus does)
-    // unless --web.enable-lifecycle; 500 with the file's problems when it is refused.
+    // unless --web.enable-lifecycle; 500 with the file's problems when it is refused; 403
+    // when a browser sent it for a page of another site (`CrossSiteRequest`).
+    let scheme = security.tls == nil ? "http" : "https"
     for method in [HTTPRequest.Method.post, .put] {
-      router.on("/-/reload", method: method) { _, _ -> Response in
+      router.on("/-/reload", method: method) { request, _ -> Response in
         guard let reload else {
           return text("Lifecycle API is not enabled.\n", status: .forbidden)
+        }
+        guard
+          !CrossSiteRequest.isCrossSite(
+            request.headers, authority: request.head.authority, scheme: scheme)
+        else {
+          return text("cross-origin request refused\n", status: .forbidden)
         }
         let outcome = await reload()
         guard outcome.succeeded else {

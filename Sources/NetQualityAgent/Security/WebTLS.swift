@@ -64,7 +64,9 @@ final class WebTLS: Sendable {
     configuration.minimumTLSVersion = version(settings.minVersion)
     configuration.maximumTLSVersion = version(settings.maxVersion)
     // TLS 1.3's suites cannot be chosen (BoringSSL, as Go): only the others are passed.
-    let suites = settings.cipherSuites.compactMap { name in
+    let named =
+      settings.cipherSuites.isEmpty ? TLSServerSettings.defaultCipherSuites : settings.cipherSuites
+    let suites = named.compactMap { name in
       TLSServerSettings.cipherSuiteCodes.first { $0.name == name }?.code
     }.filter { $0 >> 8 != 0x13 }
     if !suites.isEmpty {
