@@ -14,6 +14,11 @@ agent's own figures (its /metrics, its /proc entries), never a sleep standing in
       intervals), requests beyond the bound were refused 503 with Retry-After within 1 s, and
       the agent's resident memory grew by less than 100 MB.
 
+  hostile_clients.py history-fair HOST PORT SLOW
+      SLOW full-range /api/v1/history requests from 127.0.0.5, then a small one from 127.0.0.2.
+      Passes when the small one is answered 200 after at most one of the slow ones (issue 39:
+      the readers are shared fairly between clients).
+
   hostile_clients.py pipeline HOST PORT PID CONNECTIONS REQUESTS
       CONNECTIONS clients each pipelining REQUESTS `GET /metrics` and never reading, held
       until the agent stops answering them; then closed. Passes when the agent's resident
@@ -210,6 +215,49 @@ def history_load(host, port, pid, clients):
         failures.append("a refusal took over 1 s")
     if peak[0] - before > 100:
         failures.append(f"resident memory grew {peak[0] - before:.0f} MB (limit 100)")
+    return failures
+
+
+def history_fair(host, port, slow):
+    """Issue 39: SLOW full-range history requests from one client (127.0.0.5) held every other
+    client's history read. A small read from another client (127.0.0.2) must be answered 200
+    after at most one of them (the one running when it came), not after all of them."""
+    failures = []
+    done = []
+    lock = threading.Lock()
+    started = time.monotonic()
+
+    def slow_client(index):
+        try:
+            status, _, _, seconds = request(host, port, "/api/v1/history?from=0&to=4102444800",
+                                            timeout=120.0, source="127.0.0.5")
+        except (OSError, TimeoutError):
+            status, seconds = "gave up", time.monotonic() - started
+        with lock:
+            done.append((f"slow {index}", status, time.monotonic() - started))
+
+    threads = []
+    for index in range(slow):
+        thread = threading.Thread(target=slow_client, args=(index,), daemon=True)
+        thread.start()
+        threads.append(thread)
+        time.sleep(0.2)
+    time.sleep(1.0)
+    asked = time.monotonic() - started
+    status, _, _, seconds = request(host, port, "/api/v1/history?since=10s&limit=10", timeout=120.0,
+                                    source="127.0.0.2")
+    with lock:
+        answered_before = [d for d in done if d[1] == 200]
+        refused = [d for d in done if d[1] == 503]
+    print(f"ok   history fairness: {slow} full-range reads from one client, then a small read "
+          f"from another {asked:.1f} s in: {status} in {seconds:.2f} s; before it "
+          f"{len(answered_before)} slow read(s) answered, {len(refused)} refused 503 "
+          f"({', '.join(f'{d[0]} {d[1]} at {d[2]:.1f} s' for d in sorted(done, key=lambda d: d[2]))})")
+    if status != 200:
+        failures.append(f"the other client's read: {status}")
+    if len(answered_before) > 1:
+        failures.append(f"the other client's read waited for {len(answered_before)} slow reads")
+    # The slow clients leave; their queries are dropped with them (the process exits).
     return failures
 
 
@@ -541,6 +589,8 @@ def main(argv):
         failures = fill(argv[2], int(argv[3]), int(argv[4]))
     elif mode == "history-load":
         failures = history_load(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
+    elif mode == "history-fair":
+        failures = history_fair(argv[2], int(argv[3]), int(argv[4]))
     elif mode == "pipeline":
         failures = pipeline(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6]))
     elif mode == "rtp":

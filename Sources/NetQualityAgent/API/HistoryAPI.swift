@@ -13,8 +13,11 @@ extension HTTPServer {
   /// `/api/v1/history?peer=P&since=1h` (or `from=`/`to=`, `limit=`): the history's per-tick
   /// rows, with the timeline's field names. Read by the history's readers (`HistoryReaders`:
   /// threads of their own behind a short queue, never the concurrency pool), from a read-only
-  /// connection (the writer is never waited for: WAL).
-  static func history(_ state: AgentState, query: Parameters) async -> Response {
+  /// connection (the writer is never waited for: WAL). The readers are shared fairly between
+  /// `client` addresses: another client's read waits for one of the slow ones, not all.
+  static func history(_ state: AgentState, query: Parameters, client: String? = nil) async
+    -> Response
+  {
     do {
       try QueryParameters.check(
         query, path: "/api/v1/history", takes: ["peer", "since", "from", "to", "limit"])
@@ -46,7 +49,7 @@ extension HTTPServer {
     // The answer is built on the reading thread too: 10,000 rows are 4 MB of JSON.
     let rowLimit = limit
     do {
-      let body = try await readers.read { db -> ByteBuffer in
+      let body = try await readers.read(client: client) { db -> ByteBuffer in
         let rows = try request.rows(db)
         let answer = JSONValue.object([
           ("from", .number(range.from)),

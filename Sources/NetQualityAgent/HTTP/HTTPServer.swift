@@ -117,7 +117,8 @@ enum HTTPServer {
     }
     router.get("/api/v1/history") { request, context -> Response in
       await untilClientGoes(context.channel, registry: registry) {
-        await history(state, query: request.uri.queryParameters)
+        await history(
+          state, query: request.uri.queryParameters, client: context.clientAddress)
       }
     }
     // A one-off STAMP measurement, blackbox_exporter's way (`ProbeEndpoint`).

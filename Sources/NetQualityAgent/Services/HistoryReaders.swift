@@ -36,12 +36,13 @@ struct HistoryReaders: Sendable {
     self.queue = queue
   }
 
-  /// `body`'s value over a read-only connection to the history, read on a reader thread.
-  func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T)
-    async throws(WorkFailure) -> T
-  {
+  /// `body`'s value over a read-only connection to the history, read on a reader thread; the
+  /// readers are shared fairly between `client`s (`BoundedWorkQueue`).
+  func read<T: Sendable>(
+    client: String? = nil, _ body: @escaping @Sendable (Database) throws -> T
+  ) async throws(WorkFailure) -> T {
     let path = path
-    return try await queue.run { interruption in
+    return try await queue.run(client: client) { interruption in
       let database: DatabaseQueue
       do {
         database = try HistoryDatabase.openForReading(path: path)
