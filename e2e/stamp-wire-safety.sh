@@ -25,6 +25,9 @@
 #      the prober's own address (bad HMAC) beside a probe with the right key: forward loss 0.
 #   4. Loops: one packet spoofed (raw socket) from reflector B's address and port into the
 #      agent's reflector A: one answer in all, B refuses it as reflected_packet.
+#   5. Spoofing without HMAC: 300 packets/s from the prober's own address and port (raw
+#      socket) beside an unauthenticated probe: the answers to them counted as unexpected,
+#      the probe flagged possibly_spoofed.
 #
 #   e2e/stamp-wire-safety.sh     (root, for the namespaces and captures; skips otherwise)
 #   KEEP=1 keeps the work directory (captures, probe output, metrics, counters).
@@ -312,6 +315,34 @@ print(("ok   " if ok else "FAIL ") + "one spoofed packet into two reflectors: "
       f"{a_reflected + b_reflected:.0f} answer(s) in all, at most 1")
 sys.exit(0 if ok else 1)
 CHECK
+
+# 5. Spoofed without HMAC (issue 39, item 1): a probe of reflector A (unauthenticated) while a
+# spoofer sends 300 packets/s for 3 s from the probe's own address and port (raw socket),
+# numbered far from the probe's. A answers some of them to the prober, which counts them as
+# answers to probes never sent and flags itself possibly spoofed (before: nothing told them
+# apart from its own answers' absence).
+spawn ip netns exec "$sender" "$netquality" probe "$reflector_address:$loop_port" --count 250 \
+  --interval 20ms --json >"$work/spoofed-probe.json"
+probe_pid=$!
+pids+=("$probe_pid")
+probe_port=""
+find_probe_port() {
+  # The probe's socket is bound to 0.0.0.0:PORT and unconnected (-a lists it, with its state).
+  probe_port=$(ip netns exec "$sender" ss -Haunp | awk '/"netquality"/ {print $4}' |
+    sed 's/.*://' | head -1)
+  [ -n "$probe_port" ]
+}
+wait_until 10 "the probe's socket" find_probe_port || failed=$((failed + 1))
+in_sender python3 "$helper" spoof-flood "$subnet.1" "$probe_port" "$reflector_address" \
+  "$loop_port" 3 300 >"$work/spoof-flood.json"
+if wait_exit 30 "$probe_pid"; then
+  wait "$probe_pid" || true
+else
+  fail "the probe beside the spoofer did not end within 30 s"
+  stop_process "$probe_pid"
+fi
+python3 "$helper" check-spoofed "$work/spoof-flood.json" "$work/spoofed-probe.json" \
+  || failed=$((failed + 1))
 stop_with INT "$agent_pid" "the agent (loop)"
 
 if [ "$failed" -ne 0 ]; then

@@ -324,6 +324,43 @@ def spoof(source, source_port, target, port, size):
     print(json.dumps({"sent": 1}))
 
 
+def spoof_flood(source, source_port, target, port, seconds, per_second):
+    """Requests from SOURCE:SOURCE_PORT (another program's socket: the prober's) by a raw
+    socket, PER_SECOND for SECONDS, numbered from 1,000,000 (never a probe's number): a
+    spoofer beside an unauthenticated session (issue 39, item 1)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+    sock.bind((source, 0))
+    sent, start = 0, time.monotonic()
+    while time.monotonic() - start < float(seconds):
+        payload = request(1_000_000 + sent, 44)
+        header = struct.pack("!HHHH", int(source_port), int(port), 8 + len(payload), 0)
+        sock.sendto(header + payload, (target, 0))
+        sent += 1
+        due = start + sent / float(per_second)
+        time.sleep(max(0.0, due - time.monotonic()))
+    print(json.dumps({"sent": sent, "seconds": time.monotonic() - start}))
+
+
+def check_spoofed(spoof_file, probe_file):
+    """Issue 39, item 1: without HMAC, the answers to spoofed packets reach the prober; it
+    counts them (`unexpected`) and flags its figures as possibly spoofed."""
+    spoofed, probe = json.load(open(spoof_file)), json.load(open(probe_file))
+    total = probe["peer"]["probe"]["total"]
+    print(f"     spoofed: {spoofed['sent']} packets in {spoofed['seconds']:.1f} s from the "
+          f"prober's address and port; the probe: {total['received']} of {total['sent']} "
+          f"answered, lost {total['forward_lost']} forward and {total['backward_lost']} back, "
+          f"{probe['unexpected']} answers to probes never sent, possibly_spoofed "
+          f"{probe['possibly_spoofed']}")
+    checks = [
+        (0 < probe["unexpected"] <= spoofed["sent"],
+         "the answers to the spoofed packets counted as unexpected, no more than were sent"),
+        (probe["possibly_spoofed"] is True, "the probe flagged as possibly spoofed"),
+    ]
+    for ok, what in checks:
+        print(("ok   " if ok else "FAIL ") + "spoofed without HMAC: " + what)
+    return all(ok for ok, _ in checks)
+
+
 def check_forged(forged_file, probe_file, metrics_before, metrics_after):
     """Issue 39, item 1: forged packets from the prober's own address, with a bad HMAC, never
     cost the prober an answer; each is counted bad_hmac, none rate_limited."""
@@ -550,6 +587,10 @@ def main(arguments):
         return counters(*rest)
     if command == "spoof":
         return spoof(*rest)
+    if command == "spoof-flood":
+        return spoof_flood(*rest)
+    if command == "check-spoofed":
+        return 0 if check_spoofed(*rest) else 1
     if command == "check-forged":
         return check_forged(*rest)
     if command == "metrics":

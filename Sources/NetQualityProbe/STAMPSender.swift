@@ -47,6 +47,12 @@ public final class STAMPSender {
     public var malformed: Int64 = 0
     /// Authenticated mode: the HMAC did not match our key.
     public var badHMAC: Int64 = 0
+    /// From the target, read well, and to no probe we sent or remember (a sequence number
+    /// never sent, or settled long ago): a reflector answering packets someone else sent with
+    /// our address and port — the sign of spoofing an unauthenticated session can show
+    /// (issue 39). Our own probes' loss meanwhile may be the spoofer's doing (it spends the
+    /// reflector's budget for our address), so it is flagged as possibly spoofed.
+    public var unexpected: Int64 = 0
     /// The socket's buffer was full: the probe was not sent (and not counted as sent).
     public var sendBufferFull: Int64 = 0
     /// Probes never sent because the loop woke too late for them (see `sendIfDue`).
@@ -237,7 +243,9 @@ public final class STAMPSender {
       {
       case .duplicate(let sample), .late(let sample):
         sink(sample)
-      case .accepted, .unexpected:
+      case .unexpected:
+        counters.unexpected += 1
+      case .accepted:
         break
       }
     }

@@ -126,7 +126,11 @@ struct ProbeRun {
         + "(\(percent(total.forwardLossRatio))), \(total.backwardLost) backward "
         + "(\(percent(total.backwardLossRatio)))"
         + (probe.pendingLost > 0 ? ", \(probe.pendingLost) direction unknown" : "")
-        + "; \(total.duplicates) duplicates, \(total.reordered) reordered, \(session.late) late",
+        + "; \(total.duplicates) duplicates, \(total.reordered) reordered, \(session.late) late"
+        + (counters.unexpected > 0
+          ? "; POSSIBLY SPOOFED: \(counters.unexpected) answers to probes never sent (the "
+            + "reflector answers packets forged with this prober's address; its loss may be theirs)"
+          : ""),
       "rtt min/mean/max = \(milliseconds(total.roundTrip.minSeconds))/"
         + "\(milliseconds(total.roundTrip.meanSeconds))/\(milliseconds(total.roundTrip.maxSeconds)) ms",
       "ipdv mean forward \(milliseconds(total.forwardDelayVariation.meanSeconds)) ms, backward "
@@ -159,6 +163,7 @@ struct ProbeRun {
       ("refused_foreign", .integer(sender.counters.foreign)),
       ("refused_malformed", .integer(sender.counters.malformed)),
       ("refused_bad_hmac", .integer(sender.counters.badHMAC)),
+      ("possibly_spoofed", .bool(sender.counters.unexpected > 0)),
       ("missed_sends", .integer(sender.counters.missedSends)),
       ("send_buffer_full", .integer(sender.counters.sendBufferFull)),
       ("send_errors", .integer(sender.counters.sendErrors)),

@@ -88,6 +88,35 @@ final class ReflectorLoopbackTests: XCTestCase {
     }
   }
 
+  /// Issue 39, item 1: without HMAC, packets a spoofer sends with the prober's address and
+  /// port are answered to the prober. It takes none as an answer and counts each one it never
+  /// sent (`unexpected`), the sign that its loss meanwhile may be the spoofer's.
+  func testAnswersToPacketsTheSenderNeverSentAreCountedUnexpected() throws {
+    let reflector = try Reflector(
+      configuration: ReflectorConfiguration(), listen: try endpoint("127.0.0.1:0"))
+    let sender = try STAMPSender(options: .init(target: reflector.socket.localEndpoint))
+    // What a spoofer's packet is to the reflector: from the prober's address and port, with a
+    // sequence number the prober never sent.
+    for sequence in [UInt32(1_000_000), 1_000_001, 1_000_002] {
+      let packet = try senderPacket(sequence)
+      XCTAssertTrue(
+        try packet.withUnsafeBytes {
+          try sender.socket.send($0, to: reflector.socket.localEndpoint)
+        })
+      XCTAssertTrue(try reflector.socket.waitUntilReadable(timeoutMilliseconds: 2_000))
+      XCTAssertEqual(try reflector.serveWaiting(), 1)
+    }
+    XCTAssertTrue(try sender.socket.waitUntilReadable(timeoutMilliseconds: 2_000))
+    var samples: [ProbeSample] = []
+    let deadline = Date().addingTimeInterval(2)
+    while sender.counters.unexpected < 3, Date() < deadline {
+      try sender.receiveAnswers { samples.append($0) }
+    }
+    XCTAssertEqual(sender.counters.unexpected, 3)
+    XCTAssertEqual(sender.counters.malformed, 0)
+    XCTAssertTrue(samples.isEmpty, "none taken as an answer")
+  }
+
   func testRefusedRequestGetsNoReply() throws {
     let reflector = try Reflector(
       configuration: ReflectorConfiguration(), listen: try endpoint("127.0.0.1:0"))

@@ -90,7 +90,7 @@ extension ProbeSenderCollector {
           target: target,
           refused: [
             ("foreign", counters.foreign), ("malformed", counters.malformed),
-            ("bad_hmac", counters.badHMAC),
+            ("bad_hmac", counters.badHMAC), ("unexpected", counters.unexpected),
           ],
           missed: [
             ("loop_late", counters.missedSends), ("window_full", counters.windowFull),

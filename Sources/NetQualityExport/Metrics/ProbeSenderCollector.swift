@@ -77,7 +77,8 @@ extension MetricFamily {
   public static let probeAnswersRefusedTotal = counter(
     "netquality_probe_answers_refused_total", labels: ["target", "reason"],
     "Answers to our probes not taken, by reason: foreign (from another address), malformed, "
-      + "bad_hmac.")
+      + "bad_hmac, unexpected (to no probe we sent: the reflector answered packets spoofed "
+      + "with our address; loss meanwhile is possibly spoofed).")
   public static let probeSendsMissedTotal = counter(
     "netquality_probe_sends_missed_total", labels: ["target", "reason"],
     "Probes that did not leave, by reason: loop_late (the agent woke more than an interval "
