@@ -47,8 +47,11 @@ tmux -L "$socket" send-keys -t top j
 wait_for 'sort: jitter' 5
 echo "ok   j sorts by jitter"
 tmux -L "$socket" send-keys -t top / 1 2 7 . 9 Enter
-wait_for 'filter: 127\.9' 5
-if tmux -L "$socket" capture-pane -p -t top | grep -q '^127\.0\.0\.2'; then
+# Applied, not still being typed ("filter: 127.9_" is the prompt): a CI run read the prompt and
+# the rows of before the Enter.
+wait_for 'filter: 127\.9( |$)' 5
+demo_row_gone() { ! shows '^127\.0\.0\.2'; }
+if ! wait_until 5 "the filter 127.9 to hide 127.0.0.2" demo_row_gone; then
   echo "FAIL: the filter 127.9 still shows 127.0.0.2"
   exit 1
 fi
