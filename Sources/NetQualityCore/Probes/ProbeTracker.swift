@@ -48,6 +48,12 @@ public struct ProbeTracker: Sendable {
   /// Of `pendingLost`, the probes answered late so far: held by the reflector, and delayed by
   /// the path on the way back (the rest of the delayed ones were delayed on the way there).
   private var pendingStalled: Int64 = 0
+  /// The send time of the answer that ended the latest outage, and the probes sent before it
+  /// settled lost only after it: the outage's loss too (a reflector refusing its backlog after
+  /// a stall, whose probes time out after the first answer in time: a CI run booked 352 of
+  /// them to the windows after the recovery and paged `peer_tx_quality_bad`).
+  private var outageEndedSentAt: CaptureTime?
+  private var pendingOutageLost: Int64 = 0
   private var pendingDelayedBackward: Int64 = 0
 
   /// The latest answer with good timestamps, for the delay-variation arithmetic.
@@ -80,6 +86,7 @@ public struct ProbeTracker: Sendable {
       window.sent += 1
       total.sent += 1
       pendingLost += 1
+      if let ended = outageEndedSentAt, sample.sentAt < ended { pendingOutageLost += 1 }
     case .duplicate:
       window.duplicates += 1
       total.duplicates += 1
@@ -101,6 +108,7 @@ public struct ProbeTracker: Sendable {
     lastAnsweredSequence = nil
     gapsAttributed = 0
     pendingStalled = 0
+    pendingOutageLost = 0
     pendingDelayedBackward = 0
     forwardJitter.resynchronise()
     backwardJitter.resynchronise()
@@ -120,6 +128,7 @@ public struct ProbeTracker: Sendable {
     // answer at first), as the connection state judges a probe peer.
     let silence = reply.receivedAt.seconds(since: lastReplyAt ?? firstSentAt)
     let outage = silence >= outageAfterSeconds
+    if outage { outageEndedSentAt = sample.sentAt }
     if attributeLoss(reflectorGaps: sample.reflectorGaps, outage: outage) || lastReplyAt == nil {
       resumedAt = reply.receivedAt
     }
@@ -226,7 +235,12 @@ public struct ProbeTracker: Sendable {
       counts.outageForwardLost = counts.forwardLost
       counts.outageBackwardLost = counts.backwardLost
       counts.outagesEnded = 1
+    } else if pendingOutageLost > 0 {
+      let share = min(pendingOutageLost, pendingLost)
+      counts.outageForwardLost = min(share, counts.forwardLost)
+      counts.outageBackwardLost = min(share - counts.outageForwardLost, counts.backwardLost)
     }
+    pendingOutageLost = 0
     add(counts)
     pendingLost = 0
     pendingStalled = 0
