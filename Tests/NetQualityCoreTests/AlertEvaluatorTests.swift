@@ -129,6 +129,26 @@ final class AlertEvaluatorTests: XCTestCase {
     XCTAssertTrue(spike.isEmpty)
   }
 
+  /// Issue 40, item 2: a firing alert of a peer gone silent is held, not resolved; it resolves
+  /// once the figure is measured clear again.
+  func testASilentPeersFiringAlertIsHeldNotResolved() {
+    var evaluator = AlertEvaluator(rules: [rule])
+    var states: [[Alert.State]] = []
+    let ticks: [(Double?, Bool)] = [
+      (0.1, false), (0.1, false), (0.1, false), (nil, true), (nil, true), (nil, true),
+      (0.01, false),
+    ]
+    for (tick, (value, silent)) in ticks.enumerated() {
+      states.append(
+        evaluator.evaluate(
+          peer: "p", at: time(tick),
+          observe: { _ in .init(measured: value, shown: value, peerSilent: silent) },
+          describe: { _, _ in "" }
+        ).map(\.state))
+    }
+    XCTAssertEqual(states, [[], [], [.firing], [], [], [], [.resolved]])
+  }
+
   func testResolveAllEndsAPeersAlertsAndItsStreaks() {
     var evaluator = AlertEvaluator(rules: [rule])
     _ = run([0.1, 0.1, 0.1], evaluator: &evaluator)

@@ -110,6 +110,29 @@ final class ConnectionScenarioTests: XCTestCase {
     XCTAssertEqual(alerts.last?.end.map { $0 > firing.start }, true)
   }
 
+  /// Issue 40, item 2: 15 % loss, then a blackout. The quality alert does not resolve because
+  /// the peer went silent (interrupted at 4 s, its level unknown): it stays firing while the
+  /// disconnect alert takes over, and resolves only once media is back and measured well.
+  func testAQualityAlertIsHeldThroughABlackoutNotResolved() throws {
+    var scenario = Scenario()
+    let loss = exactRandomLoss(percent: 35)
+    scenario.call(seconds: 0..<20, rxDrop: { $0 >= 250 && loss($0) })
+    scenario.idle(until: 40)
+    scenario.call(seconds: 40..<60)
+    let recovered = try XCTUnwrap(firstEvent(.recovered, in: scenario))
+    let disconnected = try XCTUnwrap(firstEvent(.disconnected, in: scenario))
+    let quality = scenario.events.compactMap(\.alert).filter { $0.rule == "peer_rx_quality_bad" }
+    XCTAssertEqual(quality.map(\.state), [.firing, .resolved])
+    let fired = try XCTUnwrap(quality.first)
+    XCTAssertLessThan(fired.start, Scenario.time(20))
+    let resolvedAt = try XCTUnwrap(quality.last?.end)
+    XCTAssertGreaterThan(resolvedAt, disconnected.time, "resolved during the silence")
+    XCTAssertGreaterThanOrEqual(resolvedAt, recovered.time, "resolved before media came back")
+    // The disconnect alert fired while the quality alert was still firing.
+    let disconnect = scenario.events.compactMap(\.alert).filter { $0.rule == "peer_disconnected" }
+    XCTAssertEqual(disconnect.map(\.state), [.firing, .resolved])
+  }
+
   /// A jitter spike of one second: the windows' own levels are bad for fewer than 3 ticks, the
   /// damped level holds the bad value for 3. The 3-tick rule must not fire on the held value.
   func testAHeldLevelRaisesNoAlert() throws {

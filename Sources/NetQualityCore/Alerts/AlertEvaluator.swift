@@ -11,7 +11,8 @@
 ///   clear. For quality levels that means the alert resolves exactly when the level shown
 ///   leaves the rule: the two tell one story on every tick.
 /// - A figure that cannot be measured now (nil: a level unknown or down, a peer disconnected)
-///   does not meet the rule.
+///   does not meet the rule; but a firing alert of a peer gone silent (`peerSilent`) is held,
+///   not resolved: it ends when media is measured clear again, or the peer is forgotten.
 public struct AlertEvaluator: Sendable {
   public private(set) var rules: [AlertRule]
   /// Each peer's pending and firing rules, kept together: a peer costs one lookup per tick
@@ -60,11 +61,19 @@ public struct AlertEvaluator: Sendable {
     public var shown: Double?
     /// The scored window of the figure's direction, kept as evidence.
     public var inputs: QualityModel.Inputs?
+    /// The peer went silent (interrupted, disconnected, timed out): a firing alert on this
+    /// figure is held as it is, neither kept nor cleared, as silence is no recovery; the
+    /// connection alerts speak for the peer until media is measured again (issue 40).
+    public var peerSilent: Bool
 
-    public init(measured: Double?, shown: Double?, inputs: QualityModel.Inputs? = nil) {
+    public init(
+      measured: Double?, shown: Double?, inputs: QualityModel.Inputs? = nil,
+      peerSilent: Bool = false
+    ) {
       self.measured = measured
       self.shown = shown
       self.inputs = inputs
+      self.peerSilent = peerSilent
     }
   }
 
@@ -185,6 +194,8 @@ public struct AlertEvaluator: Sendable {
       (entry.track.clearTicks, entry.track.wellClearTicks) = (0, 0)
       return nil
     }
+    // Silence is not a recovery: held until media is measured again or the peer is forgotten.
+    if observation.peerSilent { return nil }
     entry.track.clearTicks += 1
     if let clear = rule.clearThreshold, let measured = observation.measured,
       !rule.comparison.holds(measured, clear)

@@ -32,14 +32,22 @@ extension Scorer {
       return level == .unknown || level == .down ? nil : Double(level.rawValue)
     }
     let inputs = inputs(of: metric, in: peer)
+    // The connection rules watch the state itself; every other figure is held while silent.
+    let silent =
+      metric != .connectionState
+      && [.interrupted, .disconnected, .timeout].contains(peer.state)
     switch metric {
     case .rxQuality:
-      return .init(measured: level(peer.rx.rawLevel), shown: level(peer.rx.level), inputs: inputs)
+      return .init(
+        measured: level(peer.rx.rawLevel), shown: level(peer.rx.level), inputs: inputs,
+        peerSilent: silent)
     case .txQuality:
-      return .init(measured: level(peer.tx.rawLevel), shown: level(peer.tx.level), inputs: inputs)
+      return .init(
+        measured: level(peer.tx.rawLevel), shown: level(peer.tx.level), inputs: inputs,
+        peerSilent: silent)
     default:
       let value = value(of: metric, in: peer)
-      return .init(measured: value, shown: value, inputs: inputs)
+      return .init(measured: value, shown: value, inputs: inputs, peerSilent: silent)
     }
   }
 
