@@ -39,6 +39,18 @@ final class CallScenarioTests: XCTestCase {
         type: 0x0001, transaction: transaction, attributes: attribute))
   }
 
+  /// The first connectivity checks of a WebRTC session, each way, at 0.05 s and 0.06 s.
+  static func startICESession(_ scenario: inout Scenario) {
+    scenario.feed(
+      check(
+        "remoteUfrag:localUfrag", transaction: 1, from: Scenario.local, to: Scenario.remote),
+      at: 0.05)
+    scenario.feed(
+      check(
+        "localUfrag:remoteUfrag", transaction: 2, from: Scenario.remote, to: Scenario.local),
+      at: 0.06)
+  }
+
   func ended(_ scenario: Scenario) -> [CallRecord] {
     scenario.ticks.flatMap(\.snapshot.calls.ended)
   }
@@ -318,14 +330,7 @@ final class CallScenarioTests: XCTestCase {
   /// own, a DTLS alert ends it.
   func testWebRTCSessionEndsByDTLSAlert() throws {
     var scenario = Scenario()
-    scenario.feed(
-      Self.check(
-        "remoteUfrag:localUfrag", transaction: 1, from: Scenario.local, to: Scenario.remote),
-      at: 0.05)
-    scenario.feed(
-      Self.check(
-        "localUfrag:remoteUfrag", transaction: 2, from: Scenario.remote, to: Scenario.local),
-      at: 0.06)
+    Self.startICESession(&scenario)
     scenario.call(seconds: 0.1..<8)
     scenario.feed(
       Self.check(
@@ -352,14 +357,7 @@ final class CallScenarioTests: XCTestCase {
   /// the hang-up, on the checked flow, ends the call: one call from the first check.
   func testAReleaseOfAnotherAllocationEndsNoWebRTCCall() throws {
     var scenario = Scenario()
-    scenario.feed(
-      Self.check(
-        "remoteUfrag:localUfrag", transaction: 1, from: Scenario.local, to: Scenario.remote),
-      at: 0.05)
-    scenario.feed(
-      Self.check(
-        "localUfrag:remoteUfrag", transaction: 2, from: Scenario.remote, to: Scenario.local),
-      at: 0.06)
+    Self.startICESession(&scenario)
     // RFC 8656 section 7.2: Refresh with LIFETIME 0, from the remote's other allocation.
     let unused = Endpoint(address: Scenario.remote.address, port: 50_100)
     let release = EncryptedCallTests.stun(
