@@ -272,11 +272,15 @@ kept = backup.execute("SELECT time FROM ticks ORDER BY time").fetchall()
 first = db.execute("SELECT time FROM ticks WHERE run_id = ? ORDER BY time", (runs[0][0],)).fetchall()
 assert first == kept, f"restored: the backup's run has {len(first)} ticks, backed up {len(kept)}"
 after = db.execute("SELECT min(time), count(*) FROM ticks WHERE run_id = ?", (runs[1][0],)).fetchone()
-assert after[1] >= 8 and after[0] > restored_at, f"restored: the new run's ticks {after}"
+# A tick taken just before the copy but written after it belongs to the new run (the writer
+# runs behind the ticker on a busy machine: CI saw one 0.1 s early), so the bound is the
+# backup's last tick, and the copy less a few seconds of writer lag, not the copy's instant.
+assert after[1] >= 8 and after[0] > kept[-1][0] and after[0] > restored_at - 5, \
+  f"restored: the new run's ticks {after}, the backup's last {kept[-1][0]}, copied at {restored_at}"
 aside = glob.glob(path + "-wal.replaced-*")
 assert len(aside) == 1, f"restored: WALs set aside {aside}"
 print(f"     restored: the backup's run kept with its {len(kept)} ticks, {after[1]} ticks in a new "
-      f"run from {after[0] - restored_at:.3f} s after the copy; the old WAL set aside; integrity ok")
+      f"run from {after[0] - restored_at:+.3f} s of the copy; the old WAL set aside; integrity ok")
 PY
 
 echo "PASS history faults: disk full, read-only, locked, corrupt, a deleted WAL and a restored copy each reported once, capture went on, writing resumed"
