@@ -36,7 +36,7 @@ public struct AlertEvaluator: Sendable {
   }
 
   /// What one rule holds of one peer between ticks.
-  struct AlertTrack: Sendable {
+  struct AlertTrack: Sendable, Equatable {
     /// The ticks that measured the rule while it was pending, and their figures (what the
     /// alert's summary quotes).
     var evidence = AlertEvidence()
@@ -46,7 +46,7 @@ public struct AlertEvaluator: Sendable {
   }
 
   /// One rule's track of one peer, and whether its alert is firing (in `firing`).
-  struct RuleTrack: Sendable {
+  struct RuleTrack: Sendable, Equatable {
     var rule: String
     var track = AlertTrack()
     var isFiring = false
@@ -213,6 +213,9 @@ public struct AlertEvaluator: Sendable {
     alert.end = time
     return alert
   }
+
+  /// What the rules hold of `peer` (nil: nothing), to tell whether a tick changed it.
+  func tracks(of peer: String) -> [RuleTrack]? { peerTracks[peer] }
 
   /// Resolves every alert of `peer` (a clean end: BYE; a peer forgotten).
   mutating func resolveAll(peer: String, at time: CaptureTime) -> [Alert] {

@@ -16,6 +16,11 @@ public struct Engine: Sendable {
   private var harvest = StreamHarvest()
 
   public var configuration: EngineConfiguration { scorer.configuration }
+  /// See `Scorer.reusesRestingPeers`: tests compare every tick with and without it.
+  var reusesRestingPeers: Bool {
+    get { scorer.reusesRestingPeers }
+    set { scorer.reusesRestingPeers = newValue }
+  }
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     analyzer = StreamAnalyzer(configuration: Scorer.analyzerConfiguration(configuration))

@@ -21,6 +21,8 @@ struct PeerRecord {
   var levelCounters = PeerLevelCounters()
   /// The last snapshot's probe figures and media, boxed: reused while they stay the same.
   var extras: OutOfLine<PeerExtras>?
+  /// Set while the peer is silent and its scoring at a fixed point (`RestingPeer`).
+  var resting: OutOfLine<RestingPeer>?
 
   init(firstSeen: CaptureTime) {
     tracker = ConnectionTracker(firstSeen: firstSeen)

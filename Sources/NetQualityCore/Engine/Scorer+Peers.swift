@@ -13,6 +13,19 @@ extension Scorer {
     var record = peers.take(name) ?? PeerRecord(firstSeen: firstSeen)
     var (state, stateSince, events) = advanceState(
       &record, name, window, probe: probe, now: now)
+    if let resting = record.resting?.value, events.isEmpty,
+      isStillResting(resting, record, window, probe: probe, media: media)
+    {
+      // The same snapshot as the ticks before: only the time at its levels goes on.
+      let snapshot = resting.snapshot
+      if state == snapshot.state && stateSince == snapshot.stateSince {
+        record.levelCounters.record(
+          rx: snapshot.rx.level, tx: snapshot.tx.level, seconds: intervalSeconds, at: now)
+        peers[name] = record
+        return (snapshot, [])
+      }
+    }
+    let restsBefore = (record.rxDamper, record.txDamper, record.poolsEmpty)
     let (rtt, rttSource) = roundTrip(window, probe: probe, now: now)
     var rx = scoreRx(&record, window, probe: probe, roundTripMilliseconds: rtt)
     var tx = scoreTx(&record, window, probe: probe, roundTripMilliseconds: rtt, now: now)
@@ -44,7 +57,6 @@ extension Scorer {
     record.levelCounters.record(rx: rx.level, tx: tx.level, seconds: intervalSeconds, at: now)
     let extras = PeerExtras.boxed(probe: probe, media: media, reusing: record.extras)
     record.extras = extras
-    peers[name] = record
 
     let snapshot = PeerSnapshot(
       peer: name, state: state, stateSince: stateSince, rx: rx, tx: tx,
@@ -59,8 +71,44 @@ extension Scorer {
       rxRetransmittedTotal: window.rxRetransmitted.total,
       txRetransmittedTotal: window.txRetransmitted.total, rxFECTotal: window.rxFEC.total,
       streams: window.streams, extras: extras)
-    events += alertEvents(snapshot, now: now)
+    // A silent peer may come to rest: scored twice over the same inputs, to the same snapshot,
+    // with its rules and scoring state unchanged (`RestingPeer`).
+    let mayRest =
+      reusesRestingPeers && probe == nil && events.isEmpty && rtt == nil
+      && (state == .disconnected || state == .timeout) && linksDown.isEmpty && window.isSilent
+      && restsBefore == (record.rxDamper, record.txDamper, true) && record.poolsEmpty
+    let tracksBefore = mayRest ? alerts.tracks(of: name) : nil
+    let alertChanges = alertEvents(snapshot, now: now)
+    events += alertChanges
+    let previous = resting(in: record)
+    record.resting = nil
+    if mayRest, alertChanges.isEmpty, alerts.tracks(of: name) == tracksBefore {
+      let inputs = RestingPeer.Inputs(window)
+      record.resting = OutOfLine(
+        RestingPeer(
+          inputs: inputs, snapshot: snapshot, settingsGeneration: settingsGeneration,
+          confirmed: previous?.inputs == inputs && previous?.snapshot == snapshot))
+    }
+    peers[name] = record
     return (snapshot, events)
+  }
+
+  /// Whether a resting peer is still at rest at this tick: confirmed, under the same settings,
+  /// its window silent with the same inputs, its media the same, no probe and no link down.
+  private func isStillResting(
+    _ resting: RestingPeer, _ record: PeerRecord, _ window: PeerWindow, probe: ProbeSnapshot?,
+    media: PeerMedia?
+  ) -> Bool {
+    resting.confirmed && resting.settingsGeneration == settingsGeneration && probe == nil
+      && linksDown.isEmpty && window.isSilent && record.extras?.value.media == media
+      && RestingPeer.Inputs(window) == resting.inputs
+  }
+
+  /// The record's resting snapshot of the previous tick, if it is of these settings.
+  private func resting(in record: PeerRecord) -> RestingPeer? {
+    guard let resting = record.resting?.value, resting.settingsGeneration == settingsGeneration
+    else { return nil }
+    return resting
   }
 }
 

@@ -40,6 +40,11 @@ public struct Scorer: Sendable {
   var mediaFleet = MediaFleetCounters()
   /// Calls: SIP dialogs, WebRTC sessions and media sessions, and their records.
   var calls: CallTracker
+  /// Silent peers at a fixed point are handed their last snapshot instead of being scored
+  /// again (`RestingPeer`); a test turns it off to compare every tick with and without.
+  var reusesRestingPeers = true
+  /// Counts the reloads: a peer that came to rest under other settings is scored again.
+  var settingsGeneration = 0
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     self.configuration = configuration
@@ -56,6 +61,7 @@ public struct Scorer: Sendable {
       FeedbackBaseline(counts: $0.counts, peer: "")
     }
     configuration = newConfiguration
+    settingsGeneration &+= 1
     alerts.replaceRules(newConfiguration.alertRules)
     calls.settings = newConfiguration.calls
   }
