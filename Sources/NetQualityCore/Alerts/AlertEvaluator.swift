@@ -255,7 +255,12 @@ public struct AlertEvaluator: Sendable {
       var (low, high) = (0, ordered.count)
       while low < high {
         let middle = (low + high) / 2
-        if before(ordered[middle], alert) { low = middle + 1 } else { high = middle }
+        // The fields compared in place: passing `ordered[middle]` to `before` copied the whole
+        // alert, a retain of each of its references (2 % of a tick under churn, issue 37).
+        let isBefore =
+          ordered[middle].start < alert.start
+          || (ordered[middle].start == alert.start && ordered[middle].id < alert.id)
+        if isBefore { low = middle + 1 } else { high = middle }
       }
       if low < ordered.count, ordered[low].id == alert.id { drop.append(low) }
     }

@@ -37,15 +37,25 @@ struct PeerRecords {
     }
   }
 
-  /// Takes `name`'s record out (nil when there is none), leaving an empty record in its place
-  /// until it is set back: changed while it is out, its pooled windows are the only reference
-  /// to their storage and change in place, where a copy read out and set back would copy
-  /// them, an allocation per peer and tick.
-  mutating func take(_ name: String) -> PeerRecord? {
+  /// Takes `name`'s record out into `record` (swapped: the record's old value is left in its
+  /// place until it is put back), and returns its place, to put it back without looking the
+  /// name up again (`putBack`): two lookups of a String a peer and tick were 6 % of a tick under
+  /// churn (issue 37). Changed while it is out, its pooled windows are the only reference to
+  /// their storage and change in place, where a copy read out and set back would copy them, an
+  /// allocation per peer and tick. nil, and `record` unchanged, when there is none.
+  mutating func take(_ name: String, into record: inout PeerRecord) -> Int32? {
     guard let place = places[name] else { return nil }
-    var record = PeerRecord.vacant
     swap(&record, &records[Int(place)])
-    return record
+    return place
+  }
+
+  /// Puts back a record taken out of `place` (nil: a new peer, placed under `name`).
+  mutating func putBack(_ record: PeerRecord, at place: Int32?, name: String) {
+    guard let place else {
+      self[name] = record
+      return
+    }
+    records[Int(place)] = record
   }
 
   /// The names of the peers whose record matches, in no particular order.

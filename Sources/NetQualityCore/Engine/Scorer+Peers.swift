@@ -10,7 +10,8 @@ extension Scorer {
     let firstSeen =
       window.rxResumedAt ?? window.rxLastArrival ?? probe?.firstSentAt ?? window.txLastArrival
       ?? now
-    var record = peers.take(name) ?? PeerRecord(firstSeen: firstSeen)
+    var record = PeerRecord(firstSeen: firstSeen)
+    let place = peers.take(name, into: &record)
     var (state, stateSince, events) = advanceState(
       &record, name, window, probe: probe, now: now)
     if let resting = record.resting?.value, events.isEmpty,
@@ -21,7 +22,7 @@ extension Scorer {
       if state == snapshot.state && stateSince == snapshot.stateSince {
         record.levelCounters.record(
           rx: snapshot.rx.level, tx: snapshot.tx.level, seconds: intervalSeconds, at: now)
-        peers[name] = record
+        peers.putBack(record, at: place, name: name)
         return (snapshot, [])
       }
     }
@@ -89,7 +90,7 @@ extension Scorer {
           inputs: inputs, snapshot: snapshot, settingsGeneration: settingsGeneration,
           confirmed: previous?.inputs == inputs && previous?.snapshot == snapshot))
     }
-    peers[name] = record
+    peers.putBack(record, at: place, name: name)
     return (snapshot, events)
   }
 
