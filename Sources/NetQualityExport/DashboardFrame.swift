@@ -156,9 +156,11 @@ public enum DashboardFrame {
       + byKind.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
   }
 
-  /// What measured the peer: `rtp`, `probe` or `rtp+probe`.
+  /// What measured the peer: `rtp`, `probe` or `rtp+probe`; `probe?` when the reflector
+  /// answered probes we never sent within the scoring windows (possibly spoofed, docs/stamp.md).
   public static func source(_ peer: PeerSnapshot) -> String {
     let sources = peer.sources.map(\.rawValue)
-    return sources.isEmpty ? "-" : sources.joined(separator: "+")
+    guard !sources.isEmpty else { return "-" }
+    return sources.joined(separator: "+") + (peer.probe?.possiblySpoofed == true ? "?" : "")
   }
 }

@@ -94,6 +94,7 @@ public enum TimelineJSON {
         ("late_delayed", .integer(counts.lateDelayed)),
         ("duplicates", .integer(counts.duplicates)),
         ("reordered", .integer(counts.reordered)),
+        ("unexpected_answers", .integer(counts.unexpectedAnswers)),
         ("bad_timestamps", .integer(counts.badTimestamps)),
         ("rtt_min_ms", milliseconds(counts.roundTrip.minSeconds)),
         ("rtt_mean_ms", milliseconds(counts.roundTrip.meanSeconds)),
@@ -114,6 +115,8 @@ public enum TimelineJSON {
       ("timestamps", .optional(probe.kernelTimestamps.map { $0 ? "kernel" : "user" })),
       ("clocks_synchronized", .bool(probe.clocksSynchronized)),
       ("last_reply", .optional(probe.lastReplyAt?.secondsSinceEpoch)),
+      ("possibly_spoofed", .bool(probe.possiblySpoofed)),
+      ("last_unexpected_answer", .optional(probe.lastUnexpectedAnswerAt?.secondsSinceEpoch)),
     ])
   }
 

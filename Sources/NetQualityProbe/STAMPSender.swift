@@ -245,6 +245,10 @@ public final class STAMPSender {
         sink(sample)
       case .unexpected:
         counters.unexpected += 1
+        sink(
+          ProbeSample(
+            target: options.target, sequence: packet.senderSequenceNumber, sentAt: receivedAt,
+            outcome: .unexpected(receivedAt: receivedAt)))
       case .accepted:
         break
       }

@@ -136,6 +136,7 @@ public struct STAMPSession: Sendable {
     let age = Int64(Int32(bitPattern: nextSequence &- sequence))
     guard age > 0, age <= max(Self.lostHorizon, slots.count) else {
       unexpected += 1
+      countUnexpectedNumber(reply.reflectorSequence)
       return .unexpected
     }
     let slot = slots[index(sequence)]
@@ -144,6 +145,7 @@ public struct STAMPSession: Sendable {
       // else (a second answer to a probe answered long ago) cannot be told apart.
       guard isLost(sequence) else {
         unexpected += 1
+        countUnexpectedNumber(reply.reflectorSequence)
         return .unexpected
       }
       setLost(sequence, false)
@@ -214,6 +216,20 @@ public struct STAMPSession: Sendable {
   public var nextDeadline: CaptureTime? {
     guard nextToSettle != nextSequence else { return nil }
     return slots[index(nextToSettle)].sentAt.advanced(bySeconds: deadlineSeconds)
+  }
+
+  /// An unexpected answer's reflector number, when it is a new one (above the highest so far,
+  /// by less than `reflectorRestartDistance`): the reflector numbered a packet sent with our
+  /// address and port that we never sent (spoofed, RFC 8762 section 4.3.2 counts every packet
+  /// of the session) and its answer came, so it is no gap. Left uncounted, each such answer
+  /// read as a probe of ours lost on the way back (issue 39: 14, 1 and 11 of 900). A number at
+  /// or below the highest may be a second copy of an answer already counted: not counted.
+  private mutating func countUnexpectedNumber(_ number: UInt32) {
+    if let highest = reflectorHighest {
+      let ahead = Int64(Int32(bitPattern: number &- highest))
+      guard ahead > 0, ahead < Self.reflectorRestartDistance else { return }
+    }
+    countReflectorNumber(number)
   }
 
   private mutating func countReflectorNumber(_ number: UInt32) {

@@ -74,6 +74,8 @@ struct ProbeRun {
       return "seq=\(sample.sequence) lost"
     case .duplicate:
       return "seq=\(sample.sequence) duplicate"
+    case .unexpected:
+      return "seq=\(sample.sequence) answer to a probe never sent (possibly spoofed)"
     case .late(let reply):
       let after = reply.receivedAt.seconds(since: sample.sentAt) * 1000
       return "seq=\(sample.sequence) late (\(DecimalText.fixed(after, places: 3)) ms after it left)"

@@ -117,7 +117,11 @@ struct TopView {
         mos: peer["mos"] as? Double, loss: peer["rx_loss_ratio"] as? Double,
         txLoss: peer["tx_loss_ratio"] as? Double,
         jitter: peer["rx_jitter_ms"] as? Double, rtt: peer["rtt_ms"] as? Double,
-        source: (peer["sources"] as? [String]).map { $0.joined(separator: "+") } ?? "-",
+        source: (peer["sources"] as? [String]).map {
+          // "probe?": possibly spoofed, as the dashboard marks it.
+          $0.joined(separator: "+")
+            + (((peer["probe"] as? [String: Any])?["possibly_spoofed"] as? Bool) == true ? "?" : "")
+        } ?? "-",
         videoFramesPerSecond: video?["frames_per_second"] as? Double,
         videoFreezes: video.map { ($0["total"] as? [String: Any])?["freeze_count"] as? Int ?? 0 })
     }

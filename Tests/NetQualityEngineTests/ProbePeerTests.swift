@@ -312,3 +312,40 @@ final class ProbePeerTests: XCTestCase {
     XCTAssertEqual(filtered.engine.analyzer.report().capture.probePackets, 300)
   }
 }
+
+/// A spoofer sends unauthenticated STAMP packets with our address and port (issue 39): the
+/// reflector numbers them with our probes and answers them to us.
+final class SpoofedProbeTests: XCTestCase {
+  func testSpoofedAnswersAreCountedAndTakeNoLossBackward() throws {
+    var scenario = Scenario()
+    var reflectorSequence = 0
+    // 25 spoofed packets a second beside our 50 probes, which the path drops in both ways
+    // (one in 4 forward, one in 25 backward: an impairment, or the spoofer's doing).
+    let truth = scenario.probes(
+      seconds: 0..<20, firstReflectorSequence: &reflectorSequence,
+      forwardDelay: { $0 % 4 == 1 ? nil : 0.02 }, backwardDelay: { $0 % 25 == 3 ? nil : 0.02 },
+      spoofedPerSecond: 25)
+    scenario.finishProbes(until: 36)
+    XCTAssertEqual(truth.spoofedAnswered, 500)
+    let last = try XCTUnwrap(scenario.probePeers.last??.probe)
+    XCTAssertEqual(last.total.unexpectedAnswers, Int64(truth.spoofedAnswered))
+    // The spoofed answers came: their reflector numbers are no gaps, so the loss is split as
+    // the path dropped it (before: each spoofed number between two of our answers read as a
+    // probe of ours lost on the way back).
+    XCTAssertEqual(last.total.forwardLost, Int64(truth.forwardDropped))
+    XCTAssertEqual(last.total.backwardLost, Int64(truth.backwardDropped))
+    XCTAssertEqual(truth.forwardDropped, 250)
+    XCTAssertGreaterThan(truth.backwardDropped, 0)
+    // Flagged while spoofed answers came within the scoring windows, and the pages say so.
+    let flagged = scenario.probePeers.compactMap { $0?.probe?.possiblySpoofed }
+    XCTAssertEqual(flagged.first, true)
+    XCTAssertEqual(last.possiblySpoofed, false, "no spoofed answer in the last windows")
+    let firing = scenario.events.filter {
+      $0.kind == .alertFiring && $0.alert?.rule == "peer_tx_quality_bad"
+    }
+    XCTAssertEqual(firing.count, 1, "\(scenario.events.map(\.kind))")
+    XCTAssertTrue(
+      firing.first?.alert?.summary.contains("possibly spoofed") == true,
+      firing.first?.alert?.summary ?? "")
+  }
+}

@@ -17,6 +17,8 @@ extension Scenario {
     var answeredLate = 0
     var refused = 0
     var droppedAtReflector = 0
+    /// A spoofer's packets (sent with our address and port) the reflector answered to us.
+    var spoofedAnswered = 0
   }
 
   /// A reflector that stops reading (SIGSTOP) over `seconds`: the probes reaching it meanwhile
@@ -34,13 +36,15 @@ extension Scenario {
   /// seconds of probe i (nil drops it in that direction). The reflector numbers the probes in
   /// the order they reach it, from `firstReflectorSequence`; its clock runs `reflectorOffset`
   /// seconds ahead and it holds each probe 50 µs (reading one takes it 10 µs), or, in a
-  /// `stall`, until it goes on.
+  /// `stall`, until it goes on. A spoofer sends `spoofedPerSecond` packets a second with our
+  /// address and port (unauthenticated), sequence numbers we never sent: the reflector numbers
+  /// them with ours and answers them to us.
   @discardableResult
   mutating func probes(
     seconds range: Range<Double>, rate: Double = 50, firstReflectorSequence: inout Int,
     reflectorOffset: Double = 3.5, synchronized: Bool = false,
     forwardDelay: (Int) -> Double? = { _ in 0.02 }, backwardDelay: (Int) -> Double? = { _ in 0.02 },
-    stall: ReflectorStall? = nil
+    stall: ReflectorStall? = nil, spoofedPerSecond: Double = 0
   ) -> ProbeTruth {
     var truth = ProbeTruth()
     let count = Int(((range.upperBound - range.lowerBound) * rate).rounded())
@@ -69,15 +73,25 @@ extension Scenario {
         truth.backwardDropped += 1
       }
     }
+    // The spoofer's packets, numbered -1, -2, ... here, reach the reflector 20 ms after they
+    // leave, a third of the way between two of ours.
+    let spoofed = Int(((range.upperBound - range.lowerBound) * spoofedPerSecond).rounded())
+    let spoofArrivals = (0..<spoofed).map {
+      (
+        sequence: -1 - $0,
+        arrival: range.lowerBound + 0.02 + 0.33 / rate + Double($0) / spoofedPerSecond
+      )
+    }
     // The reflector reads the probes in the order they reach it (a stall's backlog when it
     // goes on) and numbers those it answers.
     var numbers: [Int: Int] = [:]
     var lastRead = -Double.infinity
     var backlog = 0
-    for probe in probes.filter({ $0.arrival != nil }).sorted(by: {
-      ($0.arrival ?? 0, $0.sequence) < ($1.arrival ?? 0, $1.sequence)
-    }) {
-      guard let arrival = probe.arrival else { continue }
+    let arrivals =
+      probes.compactMap { probe in probe.arrival.map { (sequence: probe.sequence, arrival: $0) } }
+      + spoofArrivals
+    for probe in arrivals.sorted(by: { ($0.arrival, $0.sequence) < ($1.arrival, $1.sequence) }) {
+      let arrival = probe.arrival
       var ready = arrival
       if let stall, stall.seconds.contains(arrival) {
         backlog += 1
@@ -105,6 +119,17 @@ extension Scenario {
     }
     var steps: [(time: Double, order: Int, sequence: Int, step: Step)] = []
     var sentAt: [Int: CaptureTime] = [:]
+    for (sequence, _) in spoofArrivals {
+      guard let number = numbers[sequence], let read = readAt[sequence] else { continue }
+      let t3 = read + reflectorOffset + 0.000_05
+      let reply = ProbeReply(
+        reflectorReceivedAt: Self.time(read + reflectorOffset),
+        reflectorSentAt: Self.time(t3), receivedAt: Self.time(t3 - reflectorOffset + 0.02),
+        reflectorSequence: UInt32(number), clocksSynchronized: synchronized)
+      // Their sequence numbers, far from ours: never sent.
+      steps.append((t3 - reflectorOffset + 0.02, 1, 0x4000_0000 - sequence, .answer(reply)))
+      truth.spoofedAnswered += 1
+    }
     for probe in probes {
       sentAt[probe.sequence] = Self.time(probe.sent)
       steps.append((probe.sent, 0, probe.sequence, .send))
@@ -134,7 +159,13 @@ extension Scenario {
         {
         case .duplicate(let sample), .late(let sample):
           engine.record(probe: sample)
-        case .accepted, .unexpected:
+        case .unexpected:
+          // As `STAMPSender` hands it on.
+          engine.record(
+            probe: ProbeSample(
+              target: Self.reflector, sequence: UInt32(truncatingIfNeeded: sequence),
+              sentAt: reply.receivedAt, outcome: .unexpected(receivedAt: reply.receivedAt)))
+        case .accepted:
           break
         }
       }

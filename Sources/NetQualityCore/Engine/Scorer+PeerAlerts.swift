@@ -88,6 +88,11 @@ extension Scorer {
       return " (loss up to \((loss * 1000).rounded() / 10) %, jitter up to "
         + "\((jitter * 10).rounded() / 10) ms)"
     }
+    // A figure scored from probes while the reflector answered packets we never sent may be
+    // a spoofer's doing (issue 39): the page says so rather than leave it to be found.
+    let spoofed =
+      peer.probe?.possiblySpoofed == true
+      ? "; possibly spoofed: the reflector answered probes we never sent" : ""
     switch rule.metric {
     case .connectionState:
       return "peer \(peer.peer) \(peer.state.rawValue) since \(peer.stateSince.rfc3339)"
@@ -97,10 +102,11 @@ extension Scorer {
       let value = evidence.worstValue
       let name = QualityLevel(rawValue: Int(value))?.name ?? "\(value)"
       return "peer \(peer.peer) \(rule.metric.direction ?? "") quality \(name) over "
-        + "\(evidence.ticks) ticks\(figures ?? "")"
+        + "\(evidence.ticks) ticks\(figures ?? "")\(spoofed)"
     default:
       return "peer \(peer.peer) \(rule.metric.rawValue) \(rule.comparison.rawValue) "
         + "\(rule.threshold) for \(evidence.ticks) ticks: \(evidence.worstValue)\(figures ?? "")"
+        + spoofed
     }
   }
 }

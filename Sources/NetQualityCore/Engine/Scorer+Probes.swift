@@ -40,7 +40,14 @@ extension Scorer {
 
   /// The probe sessions' windows pooled per peer; starts their next windows and forgets the
   /// sessions that settled nothing since `forgetBefore` (their target left the configuration).
-  mutating func takeProbeWindows(forgetBefore: CaptureTime) -> [String: ProbeSnapshot] {
+  /// `now`: the tick's time; a peer whose reflector sent answers to no probe of ours within
+  /// the windows that score its level (`QualityModel.scoringWindows` ticks) is flagged
+  /// possibly spoofed.
+  mutating func takeProbeWindows(forgetBefore: CaptureTime, now: CaptureTime)
+    -> [String: ProbeSnapshot]
+  {
+    let spoofedSince = now.advanced(
+      bySeconds: -Double(configuration.quality.scoringWindows) * configuration.tickIntervalSeconds)
     var byPeer: [String: ProbeSnapshot] = [:]
     if probeSessions.contains(where: { $0.lastSentAt < forgetBefore }) {
       probeSessions.removeAll { $0.lastSentAt < forgetBefore }
@@ -56,6 +63,11 @@ extension Scorer {
       let session = probeSessions[index]
       byPeer[configuration.peerName(session.target.address), default: ProbeSnapshot()].add(session)
       probeSessions[index].startWindow()
+    }
+    for (peer, probe) in byPeer {
+      if let last = probe.lastUnexpectedAnswerAt, last > spoofedSince {
+        byPeer[peer]?.possiblySpoofed = true
+      }
     }
     return byPeer
   }

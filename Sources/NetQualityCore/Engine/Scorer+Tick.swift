@@ -51,7 +51,7 @@ extension Scorer {
     let names = tick.names
     let order = names.indices.sorted { (names[$0], $0) < (names[$1], $1) }
     // Peers with no stream or probe left are forgotten with their streams.
-    let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now))
+    let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now), now: now)
     let probedNames = probed.keys.sorted()
     // Sized for the peers of this tick (the streams' distinct names and the probed ones, at
     // most), not for those remembered: the published array keeps its capacity, and after a

@@ -18,6 +18,10 @@ public struct ProbeCounts: Sendable, Equatable {
   public var outagesEnded: Int64 = 0
   public var duplicates: Int64 = 0
   public var reordered: Int64 = 0
+  /// Answers to no probe we sent (`ProbeSample.Outcome.unexpected`): without the session's
+  /// HMAC, someone is sending with our address and port, and the loss figures beside them may
+  /// be theirs (the reflector's per-source budget spent by them): possibly spoofed.
+  public var unexpectedAnswers: Int64 = 0
   /// Answers that came after their probe's deadline (see `ProbeTracker`): held by the
   /// reflector (it stalled; such a probe is lost neither way), or delayed by the path (lost in
   /// the direction that delayed it).
@@ -71,6 +75,7 @@ public struct ProbeCounts: Sendable, Equatable {
     outagesEnded += other.outagesEnded
     duplicates += other.duplicates
     reordered += other.reordered
+    unexpectedAnswers += other.unexpectedAnswers
     lateStalled += other.lateStalled
     lateDelayed += other.lateDelayed
     badTimestamps += other.badTimestamps

@@ -27,6 +27,10 @@ public struct ProbeSample: Sendable, Equatable {
     case duplicate(receivedAt: CaptureTime)
     /// The answer to a probe settled `lost` before it came.
     case late(ProbeReply)
+    /// An answer to no probe the session remembers, from the reflector's address (and with
+    /// the session's key, if any), at this time: the answer to a packet someone else sent with
+    /// our address and port (spoofed), or a copy replayed. Counted, never taken as ours.
+    case unexpected(receivedAt: CaptureTime)
   }
 
   public init(

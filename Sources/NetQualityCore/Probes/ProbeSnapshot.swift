@@ -18,6 +18,12 @@ public struct ProbeSnapshot: Sendable, Equatable {
   public var lastReplyAt: CaptureTime?
   /// The first answer after the latest loss (when the target came back).
   public var resumedAt: CaptureTime?
+  /// The latest answer to no probe of ours, and whether one came within the windows that
+  /// scored the peer's level (`Scorer.takeProbeWindows`): someone sends with our address and
+  /// port, and the loss those windows measured may be of their making (the reflector's
+  /// per-source budget spent by them). Authenticated probes (HMAC) are not open to it.
+  public var lastUnexpectedAnswerAt: CaptureTime?
+  public var possiblySpoofed = false
 
   public init() {}
 
@@ -47,5 +53,8 @@ public struct ProbeSnapshot: Sendable, Equatable {
     firstSentAt = min(firstSentAt ?? tracker.firstSentAt, tracker.firstSentAt)
     if let last = tracker.lastReplyAt { lastReplyAt = max(lastReplyAt ?? last, last) }
     if let resumed = tracker.resumedAt { resumedAt = max(resumedAt ?? resumed, resumed) }
+    if let unexpected = tracker.lastUnexpectedAt {
+      lastUnexpectedAnswerAt = max(lastUnexpectedAnswerAt ?? unexpected, unexpected)
+    }
   }
 }

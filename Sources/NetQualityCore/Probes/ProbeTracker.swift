@@ -28,6 +28,8 @@ public struct ProbeTracker: Sendable {
   /// latest loss (when the target came back).
   public private(set) var lastReplyAt: CaptureTime?
   public private(set) var resumedAt: CaptureTime?
+  /// The latest answer to no probe of ours (`ProbeSample.Outcome.unexpected`).
+  public private(set) var lastUnexpectedAt: CaptureTime?
   /// Lost probes since the latest answer, their direction not known yet.
   public private(set) var pendingLost: Int64 = 0
   public private(set) var window = ProbeCounts()
@@ -80,7 +82,8 @@ public struct ProbeTracker: Sendable {
     _ sample: ProbeSample,
     outageAfterSeconds: Double = ConnectionTimers().interruptedAfterSeconds
   ) {
-    lastSentAt = max(lastSentAt, sample.sentAt)
+    // An unexpected answer is none of our probes: it keeps no session alive.
+    if case .unexpected = sample.outcome {} else { lastSentAt = max(lastSentAt, sample.sentAt) }
     switch sample.outcome {
     case .lost:
       window.sent += 1
@@ -90,6 +93,10 @@ public struct ProbeTracker: Sendable {
     case .duplicate:
       window.duplicates += 1
       total.duplicates += 1
+    case .unexpected(let receivedAt):
+      window.unexpectedAnswers += 1
+      total.unexpectedAnswers += 1
+      lastUnexpectedAt = max(lastUnexpectedAt ?? receivedAt, receivedAt)
     case .late(let reply):
       lateAnswer(sample, reply)
     case .replied(let reply):
