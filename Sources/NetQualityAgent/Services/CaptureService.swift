@@ -22,6 +22,19 @@ public final class CaptureService: Service, Sendable {
 
   /// How long a poll waits for packets before checking for shutdown.
   static let pollMilliseconds: Int32 = 200
+  /// A poll's timeout: `pollMilliseconds`, or less so that it ends a millisecond after the
+  /// armed window cut's boundary and the block timeout after it (`cutAt`, wall clock), when
+  /// that comes sooner: a quiet capture then tells the ticker, a few milliseconds after the
+  /// block timeout, that it read everything stamped before the boundary
+  /// (`TickService.cutWaitNanoseconds`).
+  static func pollTimeoutMilliseconds(now: Int64, cutAt: Int64?) -> Int32 {
+    guard let cutAt else { return pollMilliseconds }
+    let until =
+      cutAt &+ Int64(LiveCapture.blockTimeoutMilliseconds) * 1_000_000 &+ 1_000_000 &- now
+    guard until > 0 else { return pollMilliseconds }
+    return Int32(min(Int64(pollMilliseconds), (until + 999_999) / 1_000_000))
+  }
+
   /// Delay between attempts to re-open a capture that failed.
   static let reopenSeconds = 2.0
 
@@ -97,14 +110,22 @@ public final class CaptureService: Service, Sendable {
       do {
         // Wait outside the lock so the ticker and other captures get the analyzer meanwhile.
         let polled = WallClock.now().nanosecondsSinceEpoch
-        if try live.waitForPackets(timeoutMilliseconds: Self.pollMilliseconds) {
+        let cut = state.capture.withLock(\.armedCutWallClockNanoseconds)
+        let timeout = Self.pollTimeoutMilliseconds(now: polled, cutAt: cut)
+        // The ring hands packets over in blocks, each at most `blockTimeoutMilliseconds` after
+        // its first packet: what was stamped that long before a poll began is readable by then.
+        let blockNanoseconds = Int64(LiveCapture.blockTimeoutMilliseconds) * 1_000_000
+        if try live.waitForPackets(timeoutMilliseconds: timeout) {
           try state.capture.withLock { (analyzer: inout StreamAnalyzer) throws(CaptureError) in
             _ = try live.dispatch(into: &analyzer, interfaceIndex: index)
           }
+          // A dispatch reads every packet readable: all stamped a block's time before the poll.
+          progress.drained(position, since: polled - blockNanoseconds)
+        } else {
+          // Nothing readable at the end of the wait: all stamped a block's time before it came.
+          progress.drained(
+            position, since: WallClock.now().nanosecondsSinceEpoch - blockNanoseconds)
         }
-        // A dispatch reads every packet the ring holds: what was stamped before the poll began
-        // has been read.
-        progress.drained(position, since: polled)
         if housekeeping {
           markInterface(interface, capturing: true, statistics: live.statistics())
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NetQualityCapture
 import NetQualityCore
 import NetQualityExport
 import NetQualityProbe
@@ -41,6 +42,15 @@ public final class TickService: Service, Sendable {
   /// How long a late tick waits for the captures at most: a capture thread polls every
   /// `CaptureService.pollMilliseconds` (200 ms), and reading a full ring takes milliseconds.
   static let catchUpNanoseconds: Int64 = 1_000_000_000
+  /// How long an on-time tick waits for its window's cut at most: a capture thread's poll ends
+  /// just after each boundary and the ring's block timeout after it
+  /// (`CaptureService.pollTimeoutMilliseconds`), so a quiet capture has said it read
+  /// everything stamped before the boundary a few milliseconds after that; a busy one cuts at
+  /// its first packet after the boundary. The bound keeps a stuck capture from delaying the
+  /// tick further (its packets then go to the next window): 400 ms past the block timeout
+  /// leaves a capture thread on a busy two-core host room to be scheduled.
+  static let cutWaitNanoseconds: Int64 =
+    Int64(LiveCapture.blockTimeoutMilliseconds) * 1_000_000 + 400_000_000
 
   init(state: AgentState, sinks: [any TickSink], captures: CaptureProgress? = nil) {
     self.state = state
@@ -59,6 +69,7 @@ public final class TickService: Service, Sendable {
         state.scorer.withLock { $0.configuration.tickIntervalSeconds })
       let now = WallClock.now().nanosecondsSinceEpoch
       let next = (now / interval + 1) * interval
+      armCut(at: next)
       switch alarm.sleep(untilWallClock: next) {
       case .woken: return
       case .clockSteppedBack: continue
@@ -67,10 +78,30 @@ public final class TickService: Service, Sendable {
       let woke = WallClock.now().nanosecondsSinceEpoch
       let (boundary, skipped) = Self.boundary(scheduled: next, reading: woke, interval: interval)
       if skipped > 0 { skippedTicks.add(skipped, ordering: .relaxed) }
-      if Self.isLate(scheduled: next, woke: woke) { waitForCaptures(until: woke) }
+      if Self.isLate(scheduled: next, woke: woke) {
+        waitForCaptures(until: woke, deadline: woke + Self.catchUpNanoseconds)
+      } else {
+        // The window is cut by its packets (`StreamAnalyzer+Cut`): wait for the first packet
+        // stamped after the boundary, or for the captures to have read everything before it.
+        waitForCaptures(until: boundary, deadline: woke + Self.cutWaitNanoseconds)
+      }
       tick(
         at: CaptureTime(nanosecondsSinceEpoch: boundary),
-        lateSeconds: Double(woke - boundary) * 1e-9)
+        lateSeconds: Double(woke - boundary) * 1e-9, intervalNanoseconds: interval)
+    }
+  }
+
+  /// Arms the window cut at the boundary the loop sleeps until, unless it is armed there
+  /// already or a packet has cut it: each tick arms the next one, so this arms the first tick
+  /// after the start (which had nothing to arm it: its window took the packets fed while it
+  /// waited for the captures) and the first after a reload changed the interval.
+  private func armCut(at boundary: Int64) {
+    let time = CaptureTime(nanosecondsSinceEpoch: boundary)
+    let cutoff = state.scorer.withLock { $0.forgetCutoff(at: time) }
+    state.capture.withLock { analyzer in
+      let corrected = analyzer.correctedWallClock(time)
+      guard !analyzer.hasMadeCut, analyzer.armedCutBoundary != corrected else { return }
+      analyzer.armCut(.init(boundary: corrected, forgetSilentSince: cutoff))
     }
   }
 
@@ -94,12 +125,13 @@ public final class TickService: Service, Sendable {
     return (latest, (latest - scheduled) / interval)
   }
 
-  /// Waits, at most `catchUpNanoseconds`, until every capture has read what was stamped before
-  /// `wallClock`.
-  private func waitForCaptures(until wallClock: Int64) {
+  /// Waits, until `deadline` at most, until every capture has read what was stamped before
+  /// `wallClock`, or a packet stamped after it has cut the window.
+  private func waitForCaptures(until wallClock: Int64, deadline: Int64) {
     guard let captures else { return }
-    let deadline = wallClock + Self.catchUpNanoseconds
-    while !captures.hasDrained(until: wallClock) && !threads.isStopping {
+    while !captures.hasDrained(until: wallClock) && !threads.isStopping
+      && !state.capture.withLock(\.hasMadeCut)
+    {
       let now = WallClock.now().nanosecondsSinceEpoch
       guard now < deadline else { return }
       _ = alarm.sleep(untilWallClock: min(deadline, now + 5_000_000))
@@ -113,23 +145,56 @@ public final class TickService: Service, Sendable {
   /// `reading` is the wall clock as the captures are held, read there when nil (a test passes
   /// its own): only it, never the boundary, can tell a step of the host's clock
   /// (`CaptureClock.correctTick`).
-  func tick(at time: CaptureTime, reading: CaptureTime? = nil, lateSeconds: Double = 0) {
+  ///
+  /// The window is the one its packets cut (`StreamAnalyzer+Cut`): the harvest the first
+  /// packet stamped at or after the boundary made, or, with no such packet yet, one made now.
+  /// With `intervalNanoseconds`, the next window's cut is armed. A cut made at an earlier
+  /// boundary (the tick woke late) is scored first, as its own tick, and its events published
+  /// with this one's.
+  func tick(
+    at time: CaptureTime, reading: CaptureTime? = nil, lateSeconds: Double = 0,
+    intervalNanoseconds: Int64? = nil
+  ) {
     let clock = ContinuousClock()
     let started = clock.now
-    let cutoff = state.scorer.withLock { $0.forgetCutoff(at: time) }
+    let (cutoff, nextCutoff) = state.scorer.withLock { scorer in
+      (
+        scorer.forgetCutoff(at: time),
+        scorer.forgetCutoff(at: time.advanced(byNanoseconds: intervalNanoseconds ?? 0))
+      )
+    }
     // A new harvest each tick, drained as it is scored: kept from tick to tick it would hold a
     // copy of every stream (16 MB at 100,000 streams) for nothing. Its streams are in chunks,
     // so it grows without copying.
     var harvested = StreamHarvest()
+    var earlier: StreamAnalyzer.MadeCut?
     let now = state.capture.withLock { analyzer in
       let now = analyzer.correctTick(time, reading: reading ?? WallClock.now())
-      analyzer.harvest(into: &harvested, forgetSilentSince: cutoff)
+      let made = analyzer.takeMadeCut()
+      if let made, made.boundary >= now {
+        harvested = made.harvest
+      } else {
+        earlier = made
+        analyzer.harvest(into: &harvested, forgetSilentSince: cutoff)
+      }
+      if let intervalNanoseconds {
+        analyzer.armCut(
+          .init(
+            boundary: now.advanced(byNanoseconds: intervalNanoseconds),
+            forgetSilentSince: nextCutoff))
+      }
       return now
     }
     let harvestEnded = clock.now
     var publication = state.scorer.withLock { scorer in
-      TickPublication(
-        result: scorer.tick(at: now, harvest: &harvested), alerts: scorer.firingAlerts,
+      var earlierEvents: [EngineEvent] = []
+      if var cut = earlier {
+        earlierEvents = scorer.tick(at: cut.boundary, harvest: &cut.harvest).events
+      }
+      var result = scorer.tick(at: now, harvest: &harvested)
+      result.events = earlierEvents + result.events
+      return TickPublication(
+        result: result, alerts: scorer.firingAlerts,
         capture: harvested.capture, trackedStreams: harvested.liveStreams,
         streamSlots: harvested.streamSlots)
     }

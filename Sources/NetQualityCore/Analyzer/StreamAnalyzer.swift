@@ -69,6 +69,10 @@ public struct StreamAnalyzer: Sendable {
   public internal(set) var sessionEndByAddress: [IPAddress: SessionEnd] = [:]
   /// Call signalling (SIP over UDP and TCP, ICE checks) for the tick's call detection.
   var calls = CallSignalling()
+  /// The live agent's window cut at capture timestamps (`StreamAnalyzer+Cut.swift`): armed for
+  /// the next boundary, and made by the first packet stamped at or after it.
+  var armedCut: WindowCut?
+  var madeCut: MadeCut?
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
@@ -142,6 +146,7 @@ public struct StreamAnalyzer: Sendable {
     frame: UnsafeRawBufferPointer, originalLength: Int, linkType: LinkType,
     atCorrected time: CaptureTime
   ) {
+    if let cut = armedCut, time >= cut.boundary { makeCut(cut) }
     counters.frames &+= 1
     var datagram = UDPDatagram()
     switch FrameDecoder(linkType: linkType).decode(
