@@ -78,6 +78,7 @@ public final class TickService: Service, Sendable {
       let woke = WallClock.now().nanosecondsSinceEpoch
       let (boundary, skipped) = Self.boundary(scheduled: next, reading: woke, interval: interval)
       if skipped > 0 { skippedTicks.add(skipped, ordering: .relaxed) }
+      let waitStarted = ContinuousClock.now
       if Self.isLate(scheduled: next, woke: woke) {
         waitForCaptures(until: woke, deadline: woke + Self.catchUpNanoseconds)
       } else {
@@ -87,7 +88,8 @@ public final class TickService: Service, Sendable {
       }
       tick(
         at: CaptureTime(nanosecondsSinceEpoch: boundary),
-        lateSeconds: Double(woke - boundary) * 1e-9, intervalNanoseconds: interval)
+        lateSeconds: Double(woke - boundary) * 1e-9, intervalNanoseconds: interval,
+        started: waitStarted)
     }
   }
 
@@ -153,10 +155,12 @@ public final class TickService: Service, Sendable {
   /// with this one's.
   func tick(
     at time: CaptureTime, reading: CaptureTime? = nil, lateSeconds: Double = 0,
-    intervalNanoseconds: Int64? = nil
+    intervalNanoseconds: Int64? = nil, started: ContinuousClock.Instant? = nil
   ) {
     let clock = ContinuousClock()
-    let started = clock.now
+    // The harvest phase runs from the wake (`started`): the wait for the packets' cut, whose
+    // harvest a capture thread made, and the taking of it.
+    let started = started ?? clock.now
     let (cutoff, nextCutoff) = state.scorer.withLock { scorer in
       (
         scorer.forgetCutoff(at: time),
