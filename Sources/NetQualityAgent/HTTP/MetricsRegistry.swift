@@ -4,58 +4,81 @@ import NetQualityProbe
 import NetQualityStore
 
 /// What `/metrics` is made of: each subsystem's collector (`NetQualityExport/Metrics`), built
-/// here from the subsystem at scrape time, in the order of `MetricCatalogue.collectors`; the
-/// tick's part as the ticker rendered it (`TickMetrics`, once per tick). A subsystem whose
-/// families are absent (no reflector, the history off, no Alertmanager) has no collector.
+/// here from the subsystem at scrape time by its registration, in the order of
+/// `MetricCatalogue.collectors` (declared there only); the tick's part as the ticker rendered
+/// it (`TickMetrics`, once per tick). A subsystem whose families are absent (no reflector, the
+/// history off, no Alertmanager) builds no collector.
 enum MetricsRegistry {
-  /// `http` is the HTTP server's connection counters, `security` its web configuration.
-  static func collectors(
-    _ state: AgentState, http: ConnectionRegistry.Counters?, security: WebSecurity?
-  ) -> [any MetricsCollector] {
-    // What the ticker and the services published, read under one lock: one moment's view.
-    var fromTick: [any MetricsCollector] = []
-    var fromStatus: [any MetricsCollector] = []
-    state.read { published in
-      fromTick = [
-        // Rendered at the tick; rendered now only where a tick was published without it.
-        TickMetrics.Rendered(
-          published.tickMetrics
-            ?? TickMetrics(
-              published.lastTick?.snapshot, alerts: published.alerts, settings: published.metrics
-            ).render()),
-        CaptureInterfacesCollector(
-          interfaces: published.interfaces.values.sorted { $0.name < $1.name }),
-        EngineCollector(published),
-        ProbeSenderCollector(published.probeSenders, lateness: published.probeSendLateness),
-      ]
-      if let reflector = published.reflector { fromTick.append(ReflectorCollector(reflector)) }
-      fromStatus = [
-        ConfigurationCollector(
-          lastReloadSuccessful: published.status.lastReloadSuccessful,
-          lastReloadSuccessTime: published.status.lastReloadTime)
-      ]
-      if let seconds = published.lastRenderSeconds {
-        fromStatus.append(ScrapeDurationCollector(previousRenderSeconds: seconds))
-      }
-    }
-    var collectors: [any MetricsCollector] = [
+  /// What a collector is built from: what the ticker and the services published (read under
+  /// one lock: one moment's view), the agent's long-lived parts, and the HTTP server's.
+  struct Sources {
+    var published: AgentState.Published
+    var state: AgentState
+    /// The HTTP server's connection counters, and its web configuration.
+    var http: ConnectionRegistry.Counters?
+    var security: WebSecurity?
+  }
+
+  typealias Registration = @Sendable (Sources) -> (any MetricsCollector)?
+
+  /// How each catalogued collector is built (nil: its subsystem is off). A new subsystem's
+  /// metrics: one line here (see `MetricsCollector`).
+  static let registrations: [ObjectIdentifier: Registration] = [
+    key(BuildInfoCollector.self): { _ in
       BuildInfoCollector(
         version: BuildInfo.version, revision: BuildInfo.revision,
         swiftVersion: BuildInfo.swiftVersion)
-    ]
-    collectors += fromTick
-    if let history = state.history, let readers = state.historyReaders {
-      collectors.append(StorageCollector(history.counters, reads: readers.queue.counters))
-    }
-    collectors.append(DashboardCollector(state.dashboardCounters))
-    if let security { collectors.append(security.metricsCollector) }
-    if let alertmanager = state.alertmanager {
-      collectors.append(alertmanager.counters.metricsCollector)
-    }
-    collectors += fromStatus
-    if let http { collectors.append(HTTPConnectionsCollector(http)) }
-    collectors.append(ProcessCollector.current())
-    return collectors
+    },
+    // Rendered at the tick; rendered now only where a tick was published without it.
+    key(TickMetrics.self): { sources in
+      let published = sources.published
+      return TickMetrics.Rendered(
+        published.tickMetrics
+          ?? TickMetrics(
+            published.lastTick?.snapshot, alerts: published.alerts, settings: published.metrics
+          ).render())
+    },
+    key(CaptureInterfacesCollector.self): { sources in
+      CaptureInterfacesCollector(
+        interfaces: sources.published.interfaces.values.sorted { $0.name < $1.name })
+    },
+    key(EngineCollector.self): { EngineCollector($0.published) },
+    key(ProbeSenderCollector.self): { sources in
+      ProbeSenderCollector(
+        sources.published.probeSenders, lateness: sources.published.probeSendLateness)
+    },
+    key(ReflectorCollector.self): { $0.published.reflector.map(ReflectorCollector.init) },
+    key(StorageCollector.self): { sources in
+      guard let history = sources.state.history, let readers = sources.state.historyReaders
+      else { return nil }
+      return StorageCollector(history.counters, reads: readers.queue.counters)
+    },
+    key(DashboardCollector.self): { DashboardCollector($0.state.dashboardCounters) },
+    key(WebSecurityCollector.self): { $0.security?.metricsCollector },
+    key(AlertmanagerCollector.self): { $0.state.alertmanager?.counters.metricsCollector },
+    key(ConfigurationCollector.self): { sources in
+      ConfigurationCollector(
+        lastReloadSuccessful: sources.published.status.lastReloadSuccessful,
+        lastReloadSuccessTime: sources.published.status.lastReloadTime)
+    },
+    key(ScrapeDurationCollector.self): { sources in
+      sources.published.lastRenderSeconds.map {
+        ScrapeDurationCollector(previousRenderSeconds: $0)
+      }
+    },
+    key(HTTPConnectionsCollector.self): { $0.http.map(HTTPConnectionsCollector.init) },
+    key(ProcessCollector.self): { _ in ProcessCollector.current() },
+  ]
+
+  static func key(_ type: any MetricsCollector.Type) -> ObjectIdentifier { ObjectIdentifier(type) }
+
+  /// The collectors of a scrape, in the order of `/metrics`.
+  static func collectors(
+    _ state: AgentState, http: ConnectionRegistry.Counters?, security: WebSecurity?
+  ) -> [any MetricsCollector] {
+    let sources = Sources(
+      published: state.read { $0 }, state: state, http: http, security: security)
+    return MetricCatalogue.collectors.compactMap { registrations[key($0)]?(sources) }
   }
 }
 

@@ -117,3 +117,16 @@ extension MetricFamily {
     "netquality_alertmanager_request_duration_seconds", labels: ["alertmanager"],
     "Time from connecting to an Alertmanager to its answer (or the timeout), per request.")
 }
+
+extension AlertmanagerCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    AlertmanagerCollector(
+      targets: [
+        .init(
+          url: "http://127.0.0.1:9093", sent: 5, failed: 1, up: true,
+          requestSeconds: DelayHistogram(boundsSeconds: [0.01, 0.1]))
+      ], queueLength: 0, queueCapacity: 10_000, droppedQueueFull: 0, droppedRejected: 0,
+      activeAlerts: 1)
+  }
+}

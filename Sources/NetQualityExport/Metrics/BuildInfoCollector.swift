@@ -30,3 +30,10 @@ extension MetricFamily {
     "netquality_build_info", labels: ["revision", "swiftversion", "version"],
     "Constant 1, labeled by the version, git revision and Swift version of the build.")
 }
+
+extension BuildInfoCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    BuildInfoCollector(version: "test", revision: "abc", swiftVersion: "6.3")
+  }
+}

@@ -87,3 +87,14 @@ extension MetricFamily {
     "netquality_capture_interface_dropped_packets_total", labels: ["interface"],
     "Packets the interface or driver dropped (pcap_stats ps_ifdrop).")
 }
+
+extension CaptureInterfacesCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    CaptureInterfacesCollector(interfaces: [
+      .init(
+        name: "eth0", capturing: true, linkUp: true, receivedPackets: 10, droppedPackets: 0,
+        interfaceDroppedPackets: 0)
+    ])
+  }
+}

@@ -33,3 +33,10 @@ extension MetricFamily {
     "netquality_config_last_reload_success_timestamp_seconds",
     "When the configuration was last loaded successfully, Unix time.")
 }
+
+extension ConfigurationCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    ConfigurationCollector(lastReloadSuccessful: true, lastReloadSuccessTime: 1_767_225_600)
+  }
+}

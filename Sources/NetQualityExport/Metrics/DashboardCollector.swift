@@ -38,3 +38,10 @@ extension MetricFamily {
     "Rotations of the dashboard file that failed (a rename or the new file's open), one per "
       + "frame written past the limit meanwhile; see the log.")
 }
+
+extension DashboardCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    DashboardCollector(failedWrites: 0, rotations: 0, rotationFailures: 0)
+  }
+}

@@ -136,3 +136,10 @@ extension MetricFamily {
     "Capture records whose timestamp is not a time (sub-second field out of range), analysed at the latest record's time."
   )
 }
+
+extension EngineCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    EngineCollector(tickDurations: [("harvest", 0.001), ("score", 0.002), ("publish", 0.001)])
+  }
+}

@@ -47,3 +47,10 @@ extension MetricFamily {
       + "(more requests sent ahead than the server answers at once), not_reading (answers "
       + "unread for the request timeout).")
 }
+
+extension HTTPConnectionsCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    HTTPConnectionsCollector(open: 2, evicted: 0, refused: 0, timedOut: 1)
+  }
+}

@@ -89,3 +89,13 @@ extension MetricFamily {
     "netquality_probe_send_lateness_seconds", labels: [],
     "How long after its scheduled time each probe left, all targets together.")
 }
+
+extension ProbeSenderCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    ProbeSenderCollector(
+      senders: [
+        .init(target: "10.9.0.2:862", refused: [("foreign", 0)], missed: [("loop_late", 0)])
+      ], sendLateness: DelayHistogram(boundsSeconds: [0.001]))
+  }
+}

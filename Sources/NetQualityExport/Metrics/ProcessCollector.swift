@@ -69,3 +69,13 @@ extension MetricFamily {
   public static let processStartTimeSeconds = gauge(
     "process_start_time_seconds", "Start time of the process since unix epoch in seconds.")
 }
+
+extension ProcessCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    ProcessCollector(
+      cpuSeconds: 1.5, openFileDescriptors: 12, maxFileDescriptors: 1024,
+      virtualMemoryBytes: 1_073_741_824, virtualMemoryMaxBytes: Double(UInt64.max),
+      residentMemoryBytes: 33_554_432, startTimeSeconds: 1_767_225_600)
+  }
+}

@@ -86,3 +86,12 @@ extension MetricFamily {
   public static let reflectorSessions = gauge(
     "netquality_reflector_sessions", "Senders the reflector keeps state for.")
 }
+
+extension ReflectorCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    ReflectorCollector(
+      receivedPackets: 5, receivedBytes: 220, reflectedPackets: 5, reflectedBytes: 220,
+      refused: [("rate_limited", 0)], sessions: 1, userSpaceTimestamps: 0)
+  }
+}

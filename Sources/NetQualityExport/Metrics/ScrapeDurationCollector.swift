@@ -20,3 +20,10 @@ extension MetricFamily {
   public static let scrapeDurationSeconds = gauge(
     "netquality_scrape_duration_seconds", "Time the previous scrape took to render.")
 }
+
+extension ScrapeDurationCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    ScrapeDurationCollector(previousRenderSeconds: 0.001)
+  }
+}

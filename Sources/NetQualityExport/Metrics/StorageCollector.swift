@@ -153,3 +153,14 @@ extension MetricFamily {
     "netquality_storage_database_bytes",
     "Bytes of the history file in use (pages minus the free list).")
 }
+
+extension StorageCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    StorageCollector(
+      ticksWritten: 3, rowsWritten: ["ticks": 3], ticksDropped: 0, errors: [:],
+      errorKinds: ["disk_full"], filesMovedAside: 0, writeSecondsSum: 0.01,
+      writeSecondsMax: 0.005, maintenanceSecondsSum: 0, databaseBytes: 4096, queueLength: 0,
+      healthy: true, reads: .init(answered: 4, busy: 45, cancelled: 1, timedOut: 0))
+  }
+}

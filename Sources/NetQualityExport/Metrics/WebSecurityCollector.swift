@@ -84,3 +84,12 @@ extension MetricFamily {
     "Connections whose TLS handshake failed: plain HTTP to the TLS port, a missing or "
       + "unverified client certificate, no common version or cipher.")
 }
+
+extension WebSecurityCollector {
+  /// Every family with a sample, for the catalogue's checks (`MetricsCollector.example`).
+  public static var example: Self? {
+    WebSecurityCollector(
+      tls: true, clientAuth: "NoClientCert", basicAuth: true, missingCredentials: 1,
+      invalidCredentials: 2, bcryptChecks: 3, rateLimited: 0, tlsHandshakeFailures: 4)
+  }
+}
