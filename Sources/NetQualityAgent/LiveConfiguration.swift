@@ -23,7 +23,7 @@ public final class LiveConfiguration: Sendable {
   let security: WebSecurity
   /// The probe thread's targets, applied with the engine in one step (nil: none to apply, as
   /// in tests of the configuration alone: the engine then takes `probes` as configured).
-  let probes: ProbeService?
+  let probes: ProbeService
   /// The web configuration in effect.
   private let runningWeb: Mutex<WebConfiguration>
   /// What is in effect.
@@ -37,7 +37,7 @@ public final class LiveConfiguration: Sendable {
     web: (started: WebConfiguration, security: WebSecurity) = (
       WebConfiguration(), WebSecurity(.none)
     ),
-    probes: ProbeService? = nil,
+    probes: ProbeService,
     logger: Logger
   ) throws {
     self.path = path
@@ -157,17 +157,13 @@ public final class LiveConfiguration: Sendable {
     probes prepared: ProbeService.Prepared
   ) {
     let engine = configuration.engineConfiguration(interfaceNetworks: interfaceNetworks)
-    if let probes {
-      // The engine is told the targets the probe thread runs (a removed one until its last
-      // probes settle), in the same step as the thread's change (`ProbeTargets`).
-      let (state, interfaceNetworks) = (self.state, self.interfaceNetworks)
-      probes.apply(prepared) { running in
-        var probed = configuration
-        probed.probes = running
-        state.reconfigure(probed.engineConfiguration(interfaceNetworks: interfaceNetworks))
-      }
-    } else {
-      state.reconfigure(engine)
+    // The engine is told the targets the probe thread runs (a removed one until its last
+    // probes settle), in the same step as the thread's change (`ProbeTargets`).
+    let (state, interfaceNetworks) = (self.state, self.interfaceNetworks)
+    probes.apply(prepared) { running in
+      var probed = configuration
+      probed.probes = running
+      state.reconfigure(probed.engineConfiguration(interfaceNetworks: interfaceNetworks))
     }
     state.alertmanager?.reconfigure(
       rules: engine.alertRules, tickIntervalSeconds: engine.tickIntervalSeconds,
