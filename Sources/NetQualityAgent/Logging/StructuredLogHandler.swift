@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NetQualityCore
+import NetQualityExport
 
 /// The agent's log lines as Prometheus' exporters write theirs (exporter-toolkit's promslog,
 /// Go's log/slog): logfmt by default, JSON on request, each line a UTC time with milliseconds,
@@ -89,51 +90,17 @@ public struct StructuredLogHandler: LogHandler {
   }
 
   /// A logfmt value: bare when it has no space, quote, equals sign or control character,
-  /// else quoted with those escaped (the go-logfmt rules).
+  /// else quoted with those escaped (the go-logfmt rules; its escapes are JSON's, so the one
+  /// JSON string writer, `JSONValue.quoted`, writes both).
   static func logfmtValue(_ value: String) -> String {
     let needsQuotes =
       value.isEmpty
       || value.unicodeScalars.contains {
-        $0 == " " || $0 == "=" || $0 == "\"" || $0.value < 0x20 || $0.value == 0x7F
+        $0 == " " || $0 == "=" || $0 == "\"" || TerminalText.isControl($0)
       }
-    guard needsQuotes else { return value }
-    var quoted = "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": quoted += "\\\""
-      case "\\": quoted += "\\\\"
-      case "\n": quoted += "\\n"
-      case "\r": quoted += "\\r"
-      case "\t": quoted += "\\t"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-          quoted += String(format: "\\u%04x", scalar.value)
-        } else {
-          quoted.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return quoted + "\""
+    return needsQuotes ? JSONValue.quoted(value) : value
   }
 
-  /// A JSON string (RFC 8259 section 7): quotes, backslashes and control characters escaped.
-  static func jsonString(_ value: String) -> String {
-    var quoted = "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": quoted += "\\\""
-      case "\\": quoted += "\\\\"
-      case "\n": quoted += "\\n"
-      case "\r": quoted += "\\r"
-      case "\t": quoted += "\\t"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
-          quoted += String(format: "\\u%04x", scalar.value)
-        } else {
-          quoted.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return quoted + "\""
-  }
+  /// A JSON string (RFC 8259 section 7).
+  static func jsonString(_ value: String) -> String { JSONValue.quoted(value) }
 }

@@ -89,6 +89,13 @@ public indirect enum JSONValue: Sendable, Equatable {
   /// RFC 8259 section 7: quote, backslash and control characters escaped. DEL and the C1
   /// controls (U+007F–U+009F), which JSON allows raw, are escaped too (any character may be):
   /// JSON lines are read on terminals, which act on them (see `TerminalText`).
+  /// `string` as a JSON string, quotes included (`writeString`).
+  public static func quoted(_ string: String) -> String {
+    var output = ""
+    writeString(string, to: &output)
+    return output
+  }
+
   static func writeString(_ string: String, to output: inout String) {
     output += "\""
     for scalar in string.unicodeScalars {
