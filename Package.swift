@@ -151,10 +151,19 @@ let package = Package(
       ]),
     // The history on temporary files: migrations, writing, rollup and retention, reports,
     // output formats, the recorder's faults.
+    // The history tests' fixtures (a temporary directory, a script of ticks, events), shared
+    // by the Store's tests and the agent's tests of the history's renderings.
+    .target(
+      name: "NetQualityStoreTestSupport",
+      dependencies: [
+        "NetQualityStore", "NetQualityCore", "NetQualityExport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      path: "Tests/NetQualityStoreTestSupport"),
     .testTarget(
       name: "NetQualityStoreTests",
       dependencies: [
-        "NetQualityStore", "NetQualityCore", "NetQualityExport", "NetQualityAgent",
+        "NetQualityStore", "NetQualityCore", "NetQualityExport", "NetQualityStoreTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
@@ -169,6 +178,7 @@ let package = Package(
       dependencies: [
         "NetQualityAgent", "NetQualityCore", "NetQualitySynth", "NetQualityStore",
         "NetQualityExport", "NetQualityConfig", "NetQualityCapture", "NetQualityProbe",
+        "NetQualityStoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         .product(name: "Hummingbird", package: "hummingbird"),

@@ -2,6 +2,7 @@ import GRDB
 import NetQualityCore
 import NetQualityExport
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// The status page's charts read from the history agree with the same ticks summed in memory

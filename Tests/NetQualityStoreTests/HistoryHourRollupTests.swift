@@ -1,5 +1,6 @@
 import GRDB
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// Hours rolled up from minutes, each hour's worst minutes kept, and hours deleted with their

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 final class HistoryMigrationTests: HistoryTestCase {

@@ -1,5 +1,6 @@
 import GRDB
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// The history's questions must not scan the per-tick table: at 1,000 peers it holds 86 million

@@ -1,5 +1,6 @@
 import GRDB
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// Reports over hours: three peers for 3 h 20 min at a tick every 10 s, reported after every

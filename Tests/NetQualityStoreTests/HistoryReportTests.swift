@@ -1,6 +1,7 @@
 import GRDB
 import NetQualityCore
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// The report over half an hour of three peers must equal what was written, whether its

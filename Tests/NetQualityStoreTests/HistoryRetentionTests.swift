@@ -1,6 +1,7 @@
 import GRDB
 import NetQualityCore
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// Rollup into minutes and deletion by age: three hours of three peers, raw rows kept an hour,

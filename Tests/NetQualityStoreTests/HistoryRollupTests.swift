@@ -1,5 +1,6 @@
 import GRDB
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// How minutes are rolled up as ticks come: after every tick as the recorder does, in bounded

@@ -1,5 +1,6 @@
 import GRDB
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// The size limit: over it, the oldest raw rows go first (only those already aggregated), then

@@ -2,6 +2,7 @@ import GRDB
 import NetQualityCore
 import NetQualityExport
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// The report's worst minutes of a peer: highest level either way first, then lowest MOS,

@@ -1,6 +1,7 @@
 import GRDB
 import NetQualityCore
 import NetQualityExport
+import NetQualityStoreTestSupport
 import XCTest
 
 @testable import NetQualityStore

@@ -1,4 +1,5 @@
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// Asserts that a report equals, peer by peer, the tallies of the script's ticks whose minute

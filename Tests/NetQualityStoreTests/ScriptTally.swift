@@ -1,4 +1,5 @@
 import NetQualityCore
+import NetQualityStoreTestSupport
 
 /// The figures of one peer over some of a script's ticks, computed by hand from the values
 /// written: what the rollup and the report must arrive at.

@@ -7,25 +7,35 @@ import NetQualityStore
 /// several levels each way) and figures that are sometimes missing (no MOS while a direction
 /// is unknown or down, no round trip every eleventh tick). Expectations are computed from the
 /// same values that are written.
-struct TickScript {
+public struct TickScript {
   /// 2023-11-14 22:14:00 UTC: a whole minute.
-  static let epoch = 1_700_000_040.0
+  public static let epoch = 1_700_000_040.0
 
-  var start = TickScript.epoch
-  var intervalSeconds = 2.0
-  var peerNames = ["10.0.0.1", "10.0.0.2", "10.0.0.3"]
-  var tickCount: Int
+  public var start = TickScript.epoch
+  public var intervalSeconds = 2.0
+  public var peerNames = ["10.0.0.1", "10.0.0.2", "10.0.0.3"]
+  public var tickCount: Int
 
-  func time(_ tick: Int) -> Double { start + Double(tick) * intervalSeconds }
+  public init(
+    start: Double = TickScript.epoch, intervalSeconds: Double = 2.0,
+    peerNames: [String] = ["10.0.0.1", "10.0.0.2", "10.0.0.3"], tickCount: Int
+  ) {
+    self.start = start
+    self.intervalSeconds = intervalSeconds
+    self.peerNames = peerNames
+    self.tickCount = tickCount
+  }
 
-  func captureTime(_ tick: Int) -> CaptureTime {
+  public func time(_ tick: Int) -> Double { start + Double(tick) * intervalSeconds }
+
+  public func captureTime(_ tick: Int) -> CaptureTime {
     CaptureTime(nanosecondsSinceEpoch: Int64((time(tick) * 1e9).rounded()))
   }
 
   /// The last tick's time.
-  var newest: Double { time(tickCount - 1) }
+  public var newest: Double { time(tickCount - 1) }
 
-  func values(tick: Int, peer: Int) -> PeerValues {
+  public func values(tick: Int, peer: Int) -> PeerValues {
     let txLevel = QualityLevel(rawValue: 1 + (tick / 5 + peer) % 5) ?? .unknown
     let rxLevel = QualityLevel(rawValue: (tick / 7 + 3 * peer) % 7) ?? .unknown
     let rxMeasured = rxLevel != .unknown && rxLevel != .down
@@ -44,7 +54,7 @@ struct TickScript {
       streams: 1 + peer % 2)
   }
 
-  func snapshot(_ tick: Int) -> Snapshot {
+  public func snapshot(_ tick: Int) -> Snapshot {
     let time = captureTime(tick)
     let peers = peerNames.indices.map { values(tick: tick, peer: $0).snapshot(at: time) }
     return Snapshot(
@@ -54,15 +64,15 @@ struct TickScript {
       streams: [])
   }
 
-  func tick(_ tick: Int, events: [EngineEvent] = []) -> HistoryTick {
+  public func tick(_ tick: Int, events: [EngineEvent] = []) -> HistoryTick {
     HistoryTick(snapshot: snapshot(tick), events: events, renderCall: CallsJSON.recordText)
   }
 
   /// The ticks whose time is in [from, to).
-  func ticks(from: Double, to: Double) -> [Int] {
+  public func ticks(from: Double, to: Double) -> [Int] {
     (0..<tickCount).filter { time($0) >= from && time($0) < to }
   }
 
   /// The start of the minute `time` is in.
-  static func minute(_ time: Double) -> Double { (time / 60).rounded(.down) * 60 }
+  public static func minute(_ time: Double) -> Double { (time / 60).rounded(.down) * 60 }
 }

@@ -4,17 +4,17 @@ import NetQualityStore
 import XCTest
 
 /// A test case with a fresh temporary directory for its history files, removed afterwards.
-class HistoryTestCase: XCTestCase {
-  private(set) var directory = URL(fileURLWithPath: "/nonexistent")
+open class HistoryTestCase: XCTestCase {
+  public private(set) var directory = URL(fileURLWithPath: "/nonexistent")
 
-  override func setUpWithError() throws {
+  override open func setUpWithError() throws {
     try super.setUpWithError()
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "netquality-store-tests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   }
 
-  override func tearDownWithError() throws {
+  override open func tearDownWithError() throws {
     // SQLite deletes a WAL file when the last connection to it closes, which a connection the
     // test let go of may do while the directory is being removed: a file that vanished under
     // the removal is not a failure, a directory left behind after a second try is.
@@ -29,15 +29,15 @@ class HistoryTestCase: XCTestCase {
   }
 
   /// 4,096 bytes that are no SQLite file (its header starts "SQLite format 3").
-  static let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 * 37 + 11) })
+  public static let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 * 37 + 11) })
 
   /// A path in the test's directory.
-  func path(_ name: String) -> String {
+  public func path(_ name: String) -> String {
     directory.appendingPathComponent(name).path
   }
 
   /// A new history file at `name`, migrated, with a writer for one run.
-  func makeWriter(_ name: String = "history.sqlite", startedAt: Double = TickScript.epoch)
+  public func makeWriter(_ name: String = "history.sqlite", startedAt: Double = TickScript.epoch)
     throws -> HistoryWriter
   {
     let database = try HistoryDatabase.openForWriting(path: path(name))
@@ -47,7 +47,7 @@ class HistoryTestCase: XCTestCase {
   }
 
   /// The rows of `table`.
-  func count(_ table: String, in database: DatabaseQueue, where condition: String = "1")
+  public func count(_ table: String, in database: DatabaseQueue, where condition: String = "1")
     throws -> Int
   {
     try database.read { db in

@@ -1,8 +1,8 @@
 import NetQualityCore
 
 /// Events and alerts as the engine makes them.
-enum EventBuilder {
-  static func event(
+public enum EventBuilder {
+  public static func event(
     _ kind: EngineEvent.Kind, peer: String, at time: CaptureTime,
     previousState: ConnectionState? = nil
   ) -> EngineEvent {
@@ -10,7 +10,7 @@ enum EventBuilder {
   }
 
   /// A firing alert of `rule` on `peer`'s rx, with the engine's id format.
-  static func alert(
+  public static func alert(
     _ rule: String, peer: String, firedAt start: CaptureTime, summary: String = "rx loss high"
   ) -> Alert {
     Alert(
@@ -19,11 +19,11 @@ enum EventBuilder {
       start: start, summary: summary)
   }
 
-  static func firing(_ alert: Alert) -> EngineEvent {
+  public static func firing(_ alert: Alert) -> EngineEvent {
     EngineEvent(time: alert.start, kind: .alertFiring, peer: peer(alert), alert: alert)
   }
 
-  static func resolved(_ alert: Alert, at time: CaptureTime) -> EngineEvent {
+  public static func resolved(_ alert: Alert, at time: CaptureTime) -> EngineEvent {
     var resolved = alert
     resolved.state = .resolved
     resolved.end = time

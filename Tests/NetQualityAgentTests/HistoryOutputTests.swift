@@ -4,6 +4,7 @@ import NetQualityAgent
 import NetQualityCore
 import NetQualityExport
 import NetQualityStore
+import NetQualityStoreTestSupport
 import XCTest
 
 /// The three formats of the history commands, for ticks, alerts and report rows.
