@@ -165,6 +165,10 @@ in_ns "$ns_r" python3 -c "
 import urllib.request
 print(urllib.request.urlopen('http://127.0.0.1:$port/api/v1/calls', timeout=5).read().decode())" \
   >"$work/live-calls.json"
+in_ns "$ns_r" python3 -c "
+import urllib.request
+print(urllib.request.urlopen('http://127.0.0.1:$port/metrics', timeout=5).read().decode())" \
+  >"$work/metrics.txt"
 stop_process "${pids[@]}"
 pids=()
 run_for 120 "$netquality" analyze "$work/relay.pcap" --calls --format json --local "$relay/32" \
@@ -209,6 +213,15 @@ for source, path in (("live /api/v1/calls", "live-calls.json"), ("analyze --call
           f"{source}: the egress stream's gaps {egress and egress[0]['lost']} = upstream + relay {up + inside}, "
           f"B's reported loss {egress and egress[0]['far_end_lost']} = B's own count {b['lost']}")
     rows.append((source, figures(forward), figures(backward)))
+# The bounded series: every ended call's hops summed per segment, A's stream's being the only
+# loss (B's lost nothing).
+segments = {}
+for line in open(f"{work}/metrics.txt"):
+    if line.startswith("netquality_call_hop_lost_packets_total{"):
+        segments[line.split('segment="')[1].split('"')[0]] = float(line.split()[-1])
+check((segments.get("upstream"), segments.get("relay"), segments.get("downstream")) == (up, inside, down),
+      f"/metrics: netquality_call_hop_lost_packets_total by segment {segments} = nftables "
+      f"({up}, {inside}, {down})")
 query = json.load(open(f"{work}/rtpengine.json")).get("query", {})
 print("\n== A's stream, lost per hop")
 print(f"  {'source':28} {'upstream':>9} {'relay':>9} {'downstream':>11}")

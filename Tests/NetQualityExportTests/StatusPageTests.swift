@@ -186,4 +186,31 @@ final class StatusPageTests: XCTestCase {
     let html = StatusPage.render(model)
     XCTAssertTrue(html.contains("… and 4980 more alerts firing"), html)
   }
+
+  /// Issue 38: a relayed call's loss on each segment of its path, in the list of bad calls.
+  func testABadRelayedCallSaysWhereItsPacketsWereLost() {
+    let key = { (source: UInt32, destination: UInt32) in
+      StreamKey(
+        source: Endpoint(address: IPAddress(ipv4: source), port: 20000),
+        destination: Endpoint(address: IPAddress(ipv4: destination), port: 30000), ssrc: 7)
+    }
+    var relayed = CallRecord(
+      id: "c1", kind: .sip, peers: ["10.207.0.2"], start: Self.time.advanced(bySeconds: -30),
+      end: Self.time.advanced(bySeconds: -2), endReason: .byeCaller)
+    relayed.rx.worstLevel = .bad
+    relayed.hops = [
+      CallRecord.Hop(
+        ssrc: 7, ingress: key(0x0ACF_0002, 0x0ACF_0001), egress: key(0x0ACF_0001, 0x0ACF_0003),
+        upstreamLost: 27, relayLost: 22, downstreamLost: 36, addedJitterMilliseconds: 0.4)
+    ]
+    var direct = relayed
+    direct.id = "c2"
+    direct.hops = []
+    var model = Self.model(rows: [], peerCount: 0)
+    model.badCalls = [relayed, direct]
+    let html = StatusPage.render(model)
+    XCTAssertTrue(html.contains("<th>Lost where</th>"))
+    XCTAssertTrue(html.contains("<td>up 27 · relay 22 · down 36</td>"), html)
+    XCTAssertEqual(html.components(separatedBy: "<td>-</td></tr>").count - 1, 1, "the direct call")
+  }
 }

@@ -52,6 +52,24 @@ public struct CallCounters: Sendable, Equatable {
   public var mosBuckets: [PeerLevelCounters.Direction: [Int64]] = [:]
   public var mosSum: [PeerLevelCounters.Direction: Double] = [:]
   public var mosCount: [PeerLevelCounters.Direction: Int64] = [:]
+  /// Ended calls' packets lost on each hop through this host (`CallRecord.Hop`): before it,
+  /// inside it, after it (the far end's reports less the gaps already present at egress).
+  public var hopLost = HopLost()
+
+  /// Packets lost per segment of the path through this host.
+  public struct HopLost: Sendable, Equatable {
+    public var upstream: Int64 = 0
+    public var relay: Int64 = 0
+    public var downstream: Int64 = 0
+
+    public init() {}
+
+    public mutating func add(_ hop: CallRecord.Hop) {
+      upstream += hop.upstreamLost
+      relay += hop.relayLost
+      downstream += max(0, hop.downstreamLost ?? 0)
+    }
+  }
 
   /// The G.107 Annex B MOS of R = 50, 60, 70, 80, 90 and 1, 2 below them (as the fleet's).
   public static let mosBounds = [1.0, 2.0, 2.58, 3.1, 3.6, 4.03, 4.34]
@@ -60,6 +78,7 @@ public struct CallCounters: Sendable, Equatable {
 
   mutating func record(ended call: CallRecord) {
     ended[call.kind, default: [:]][call.endReason, default: 0] += 1
+    for hop in call.hops { hopLost.add(hop) }
     if call.isFailed { failedByStatusClass[call.statusClass, default: 0] += 1 }
     for (direction, figures) in [(PeerLevelCounters.Direction.rx, call.rx), (.tx, call.tx)] {
       guard let mos = figures.meanMeanOpinionScore else { continue }

@@ -8,7 +8,8 @@ import NetQualityCore
 public struct CallsCollector: MetricsCollector {
   public static let families: [MetricFamily] = [
     .callsActive, .callsStartedTotal, .callsEndedTotal, .callsFailedTotal, .callsNotTrackedTotal,
-    .callsSilentNotTrackedTotal, .callsSilentUnrecordedTotal, .callMOS, .callsFailureRatio,
+    .callsSilentNotTrackedTotal, .callsSilentUnrecordedTotal, .callMOS, .callHopLostTotal,
+    .callsFailureRatio,
     .sipMessagesTotal, .sipMalformedMessagesTotal,
     .sipTLSSegmentsTotal, .signallingDroppedTotal,
   ]
@@ -64,6 +65,13 @@ public struct CallsCollector: MetricsCollector {
         counters.mosBuckets[direction] ?? [], sum: counters.mosSum[direction] ?? 0,
         count: counters.mosCount[direction] ?? 0)
     }
+    out.family(.callHopLostTotal)
+    for (segment, lost) in [
+      ("upstream", counters.hopLost.upstream), ("relay", counters.hopLost.relay),
+      ("downstream", counters.hopLost.downstream),
+    ] {
+      out.sample(.callHopLostTotal, [("segment", segment)], Double(lost))
+    }
     out.family(.callsFailureRatio)
     if let ratio = calls.failureRatio {
       out.sample(.callsFailureRatio, [("status_class", "any")], ratio)
@@ -117,6 +125,11 @@ extension MetricFamily {
   public static let callMOS = histogram(
     "netquality_call_mos", labels: ["direction"],
     "Mean MOS of each call that ended, per direction (one observation per call).")
+  public static let callHopLostTotal = counter(
+    "netquality_call_hop_lost_packets_total", labels: ["segment"],
+    "Packets of the ended calls' streams through this host lost on each segment of their path: "
+      + "upstream (before this host), relay (inside it), downstream (after it, from the far "
+      + "end's receiver reports) (docs/calls.md, \"Where the loss happened\").")
   public static let callsFailureRatio = gauge(
     "netquality_calls_failure_ratio", labels: ["status_class"],
     "Share of the SIP calls ended over calls.failure_window that failed (any), and that failed "

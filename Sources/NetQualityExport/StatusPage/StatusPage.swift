@@ -213,7 +213,8 @@ public enum StatusPage {
     var html = """
       <h2>Recent bad and failed calls</h2><table class="calls"><thead><tr><th>Ended</th>\
       <th>Kind</th><th>Call-ID</th><th>From</th><th>To</th><th>Peer</th><th>Status</th>\
-      <th>End</th><th>Duration</th><th>Worst</th><th>MOS</th></tr></thead><tbody>
+      <th>End</th><th>Duration</th><th>Worst</th><th>MOS</th><th>Lost where</th></tr></thead>\
+      <tbody>
 
       """
     for call in model.badCalls.prefix(listedCalls) {
@@ -232,6 +233,7 @@ public enum StatusPage {
         <td class="n">\(DashboardFrame.age(call.durationSeconds))</td>\
         <td>\(badge(call.worstLevel))</td>\
         <td class="n">\(call.minMeanOpinionScore.map { DecimalText.fixed($0, places: 2) } ?? "-")</td>\
+        <td>\(HTMLText.escape(lostWhere(call)))</td>\
         </tr>
 
         """
@@ -244,6 +246,16 @@ public enum StatusPage {
 
       """
     return html
+  }
+
+  /// Where a relayed call's packets were lost (`CallRecord.Hop`, summed over its hops):
+  /// "up 27 · relay 22 · down 36"; "-" for a call whose streams did not pass through this host.
+  static func lostWhere(_ call: CallRecord) -> String {
+    guard !call.hops.isEmpty else { return "-" }
+    var lost = CallCounters.HopLost()
+    for hop in call.hops { lost.add(hop) }
+    let downstream = call.hops.contains { $0.downstreamLost != nil } ? "\(lost.downstream)" : "?"
+    return "up \(lost.upstream) · relay \(lost.relay) · down \(downstream)"
   }
 
   /// The latest events, newest first, with their age.
