@@ -583,9 +583,42 @@ final class CallScenarioTests: XCTestCase {
     send(
       call.response(200, cseq: 1, sdp: SIPBuilder.sdp(media: towardA)), sipRelay, sipA, at: 0.51
     )
+    // Each sender's SR, forwarded by the relay 1 ms later, and the other end's receiver report
+    // about it (RFC 3550 section 6.4.1: LSR the SR's middle 32 NTP bits, DLSR 50 ms in units of
+    // 1/65536 s) reaching the relay: B 30 ms and A 20 ms away from it, there and back.
+    let rtcp = { (endpoint: Endpoint) in
+      Endpoint(address: endpoint.address, port: endpoint.port + 1)
+    }
+    let delay: UInt32 = 3_277  // 50.003 ms
+    var reports: [(payload: [UInt8], from: Endpoint, to: Endpoint, seconds: Double)] = []
+    for (ssrc, from, near, far, farEnd, seconds, roundTrip) in [
+      (UInt32(0xAAAA), a, towardA, towardB, b, 5.0, 0.030),
+      (UInt32(0xBBBB), b, towardB, towardA, a, 6.0, 0.020),
+    ] {
+      let ntp = UInt64(0x0000_1234_5678_0000) + UInt64(ssrc) << 16
+      let sr = RTCPBuilder.senderReport(
+        ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: 0, packetCount: 200, octetCount: 32_000)
+      reports.append((sr, rtcp(from), rtcp(near), seconds))
+      reports.append((sr, rtcp(far), rtcp(farEnd), seconds + 0.001))
+      let rr = RTCPBuilder.receiverReport(
+        ssrc: ssrc == 0xAAAA ? 0xBBBB : 0xAAAA,
+        blocks: [
+          RTCPReportBlock(
+            reporterSSRC: ssrc == 0xAAAA ? 0xBBBB : 0xAAAA, sourceSSRC: ssrc, fractionLost: 0,
+            cumulativeLost: 0, extendedHighestSequence: UInt32(seconds * 50), jitter: 0,
+            lastSR: UInt32(truncatingIfNeeded: ntp >> 16), delaySinceLastSR: delay)
+        ])
+      reports.append(
+        (rr, rtcp(farEnd), rtcp(far), seconds + 0.001 + roundTrip + Double(delay) / 65_536))
+    }
     let (upstream, inside): (Set<Int>, Set<Int>) = ([10, 11, 12], [100, 101])
     for index in 0..<500 {
       let time = 1 + Double(index) * 0.02
+      // The reports in time order with the media (the capture's clock only goes forward).
+      while let next = reports.first, next.seconds < time {
+        send(next.payload, next.from, next.to, at: next.seconds)
+        reports.removeFirst()
+      }
       let forward = PacketBuilder.rtp(
         payloadType: 0, sequenceNumber: UInt16(index), timestamp: UInt32(index * 160),
         ssrc: 0xAAAA)
@@ -622,13 +655,20 @@ final class CallScenarioTests: XCTestCase {
     XCTAssertEqual(forward.upstreamLost, 3)
     XCTAssertEqual(forward.relayLost, 2)
     XCTAssertEqual(forward.downstreamLost, 4)
+    // Round trips from the relay: to B and back for A's stream's downstream hop, to A and back
+    // for its upstream hop (A's reports about B's stream), and their sum.
+    XCTAssertEqual(try XCTUnwrap(forward.downstreamRoundTripMilliseconds), 30, accuracy: 0.01)
+    XCTAssertEqual(try XCTUnwrap(forward.upstreamRoundTripMilliseconds), 20, accuracy: 0.01)
+    XCTAssertEqual(try XCTUnwrap(forward.endToEndRoundTripMilliseconds), 50, accuracy: 0.02)
     let egress = try XCTUnwrap(record.streams.first { $0.key.destination == b })
     XCTAssertEqual(egress.lost, 5)
     XCTAssertEqual(egress.farEndLost, 9)
     let backward = try XCTUnwrap(hops[0xBBBB])
     XCTAssertEqual(backward.upstreamLost, 0)
     XCTAssertEqual(backward.relayLost, 0)
-    XCTAssertNil(backward.downstreamLost)
+    XCTAssertEqual(backward.downstreamLost, 0, "A's report about it counts none lost")
+    XCTAssertEqual(try XCTUnwrap(backward.downstreamRoundTripMilliseconds), 20, accuracy: 0.01)
+    XCTAssertEqual(try XCTUnwrap(backward.upstreamRoundTripMilliseconds), 30, accuracy: 0.01)
   }
 
   /// At most `max_tracked` calls at once: the next is counted, not tracked, and its streams

@@ -108,10 +108,24 @@ public struct CallRecord: Sendable, Equatable {
     public var downstreamLost: Int64?
     /// Egress jitter less ingress jitter (the largest of their ticks): what this host added.
     public var addedJitterMilliseconds: Double?
+    /// Round trips from this host (RFC 3550 section 6.4.1, LSR and DLSR of the receivers'
+    /// reports against the sender reports as this host forwarded them): to the sender and
+    /// back (the sender's reports about the stream going back to it), to the receiver and back
+    /// (the receiver's reports about the egress stream), and their sum, the end-to-end round
+    /// trip less this host's own forwarding time; nil without those reports.
+    public var upstreamRoundTripMilliseconds: Double?
+    public var downstreamRoundTripMilliseconds: Double?
+    public var endToEndRoundTripMilliseconds: Double? {
+      guard let upstreamRoundTripMilliseconds, let downstreamRoundTripMilliseconds else {
+        return nil
+      }
+      return upstreamRoundTripMilliseconds + downstreamRoundTripMilliseconds
+    }
 
     public init(
       ssrc: UInt32, ingress: StreamKey, egress: StreamKey, upstreamLost: Int64,
-      relayLost: Int64, downstreamLost: Int64?, addedJitterMilliseconds: Double?
+      relayLost: Int64, downstreamLost: Int64?, addedJitterMilliseconds: Double?,
+      upstreamRoundTripMilliseconds: Double? = nil, downstreamRoundTripMilliseconds: Double? = nil
     ) {
       self.ssrc = ssrc
       self.ingress = ingress
@@ -120,6 +134,8 @@ public struct CallRecord: Sendable, Equatable {
       self.relayLost = relayLost
       self.downstreamLost = downstreamLost
       self.addedJitterMilliseconds = addedJitterMilliseconds
+      self.upstreamRoundTripMilliseconds = upstreamRoundTripMilliseconds
+      self.downstreamRoundTripMilliseconds = downstreamRoundTripMilliseconds
     }
 
     /// The hops of a call's listed streams: each rx media stream with the tx media stream of
@@ -138,11 +154,19 @@ public struct CallRecord: Sendable, Equatable {
         if let into = ingress.maxJitterMilliseconds, let out = egress.maxJitterMilliseconds {
           added = out - into
         }
+        // The sender's own reports come back through this host about the streams going
+        // back to it: the round trip of the hop before this host.
+        let back = streams.first {
+          $0.direction == .tx && $0.key.destinationAddress == ingress.key.sourceAddress
+            && $0.roundTripMilliseconds != nil
+        }
         hops.append(
           Hop(
             ssrc: ingress.key.ssrc, ingress: ingress.key, egress: egress.key,
             upstreamLost: upstream, relayLost: max(0, gaps - upstream),
-            downstreamLost: egress.downstreamLost, addedJitterMilliseconds: added))
+            downstreamLost: egress.downstreamLost, addedJitterMilliseconds: added,
+            upstreamRoundTripMilliseconds: back?.roundTripMilliseconds,
+            downstreamRoundTripMilliseconds: egress.roundTripMilliseconds))
       }
       return hops
     }

@@ -112,6 +112,9 @@ public enum CallsJSON {
       ("relay_lost", .integer(hop.relayLost)),
       ("downstream_lost", hop.downstreamLost.map(JSONValue.integer) ?? .null),
       ("added_jitter_ms", .optional(hop.addedJitterMilliseconds)),
+      ("upstream_rtt_ms", .optional(hop.upstreamRoundTripMilliseconds)),
+      ("downstream_rtt_ms", .optional(hop.downstreamRoundTripMilliseconds)),
+      ("end_to_end_rtt_ms", .optional(hop.endToEndRoundTripMilliseconds)),
     ])
   }
 
