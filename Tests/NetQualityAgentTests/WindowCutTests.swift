@@ -41,15 +41,23 @@ final class WindowCutTests: XCTestCase {
     return configuration
   }
 
+  /// An agent's state and ticker without captures, its publications kept.
+  static func agent() -> (AgentState, SnapshotSink, TickService) {
+    let state = AgentState(engine: Engine(configuration: configuration()))
+    let sink = SnapshotSink()
+    return (state, sink, TickService(state: state, sinks: [sink]))
+  }
+
+  /// The grid's boundary number `tick` from `start`.
+  static func boundary(_ tick: Int) -> CaptureTime {
+    CaptureTime(nanosecondsSinceEpoch: start + Int64(tick) * interval)
+  }
+
   /// Each tick's window packets of the one stream, live (the ticker waking `wakeAfter` packets
   /// after each boundary, those packets already fed) and replayed.
   func testLiveWindowsAreTheReplaysWhateverTheTickerReads() throws {
-    let state = AgentState(engine: Engine(configuration: Self.configuration()))
-    let sink = SnapshotSink()
-    let ticker = TickService(state: state, sinks: [sink])
-    let boundary = { (tick: Int) in
-      CaptureTime(nanosecondsSinceEpoch: Self.start + Int64(tick) * Self.interval)
-    }
+    let (state, sink, ticker) = Self.agent()
+    let boundary = Self.boundary
     // The first tick arms the cut at the next boundary.
     ticker.tick(at: boundary(0), reading: boundary(0), intervalNanoseconds: Self.interval)
     var fed = 0
@@ -94,12 +102,8 @@ final class WindowCutTests: XCTestCase {
   /// scored as its own tick first (its events published with the late one), and the late tick
   /// closes the rest.
   func testACutMadeBeforeALateTickIsScoredAsItsOwnTick() throws {
-    let state = AgentState(engine: Engine(configuration: Self.configuration()))
-    let sink = SnapshotSink()
-    let ticker = TickService(state: state, sinks: [sink])
-    let boundary = { (tick: Int) in
-      CaptureTime(nanosecondsSinceEpoch: Self.start + Int64(tick) * Self.interval)
-    }
+    let (state, sink, ticker) = Self.agent()
+    let boundary = Self.boundary
     ticker.tick(at: boundary(0), reading: boundary(0), intervalNanoseconds: Self.interval)
     // Packets to 4.3 s: the window of the tick at 2 s was cut at its boundary, and no tick came
     // (the process was stopped) until it woke at 4.3 s and closed the boundary at 4 s.
