@@ -43,17 +43,43 @@ public enum ConfigurationLoader {
   public static func load(yaml text: String, file: String) throws(ConfigurationError)
     -> AgentConfiguration
   {
-    var configuration = AgentConfiguration()
-    configuration.keyLines = try walk(yaml: text, file: file) { walker, root in
-      walker.read(root, path: "", keys: ConfigurationSchema.keys, into: &configuration)
-      for check in ConfigurationSchema.checks {
-        if let problem = check.problem(configuration) {
-          walker.issues.append(
-            .init(line: walker.keyLines[check.key], key: check.key, message: problem))
-        }
-      }
-    }
+    let (configuration, error) = loadPartially(yaml: text, file: file)
+    if let error { throw error }
     return configuration
+  }
+
+  /// `check-config`'s reading of a file: the configuration as far as it could be read (a
+  /// wrong key left at its default) beside every issue, so the checks on the host (the
+  /// capture filter compiled) join the same report instead of waiting for a clean file.
+  public static func loadPartially(path: String) -> (
+    configuration: AgentConfiguration, error: ConfigurationError?
+  ) {
+    do {
+      return loadPartially(yaml: try text(path: path), file: path)
+    } catch {
+      return (AgentConfiguration(), error)
+    }
+  }
+
+  static func loadPartially(yaml text: String, file: String) -> (
+    configuration: AgentConfiguration, error: ConfigurationError?
+  ) {
+    var configuration = AgentConfiguration()
+    do {
+      configuration.keyLines = try walk(yaml: text, file: file) { walker, root in
+        walker.read(root, path: "", keys: ConfigurationSchema.keys, into: &configuration)
+        for check in ConfigurationSchema.checks {
+          if let problem = check.problem(configuration) {
+            walker.issues.append(
+              .init(line: walker.keyLines[check.key], key: check.key, message: problem))
+          }
+        }
+        configuration.keyLines = walker.keyLines
+      }
+      return (configuration, nil)
+    } catch {
+      return (configuration, error)
+    }
   }
 
   /// Composes `text` and hands its root (if any) to `apply` with a fresh walker; returns the
@@ -62,11 +88,27 @@ public enum ConfigurationLoader {
     yaml text: String, file: String, apply: (inout Walker, Node) -> Void
   ) throws(ConfigurationError) -> [String: Int] {
     var walker = Walker()
-    let root: Node?
-    do {
-      root = try Yams.compose(yaml: text)
-    } catch {
-      throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error, in: text)])
+    var composed = text
+    var root: Node?
+    // A duplicated key is reported and its later entries set aside, so the rest of the file
+    // is still checked (every issue in one pass); any other YAML error stops here.
+    while true {
+      do {
+        root = try Yams.compose(yaml: composed)
+        break
+      } catch {
+        if case YamlError.duplicatedKeysInMapping(let names, let context) = error,
+          walker.issues.count < 1000,
+          let removal = DuplicateKeys.removeLater(names, firstAt: context.mark, in: composed)
+        {
+          walker.issues += removal.issues
+          composed = removal.text
+          continue
+        }
+        walker.issues.append(Self.syntaxIssue(error, in: composed))
+        root = nil
+        break
+      }
     }
     if let root {
       apply(&walker, root)

@@ -23,7 +23,7 @@ enum YAMLKeyPath {
 
   /// `key:` at the start of a line (after indentation and an optional `- `): its column and
   /// name.
-  private static func entry(_ line: String) -> (Int, String)? {
+  static func entry(_ line: String) -> (Int, String)? {
     var indent = 0
     var rest = Substring(line)
     while let first = rest.first, first == " " || first == "-" {

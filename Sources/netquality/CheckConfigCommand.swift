@@ -61,13 +61,23 @@ struct CheckConfigCommand: ParsableCommand {
       print("\(webConfigFile): ok (\(Self.summary(web.configuration)))")
       return
     }
-    let configuration = try loadConfiguration(file)
-    let webFile = webConfigFile ?? configuration.webConfigFile
-    let web = try loadWebConfiguration(webFile)
-    let findings = HostChecks.run(configuration)
+    // Every problem of the file in one pass, in line order: the YAML's and the keys' issues
+    // and the host's findings (the capture filter compiled) on what could be read.
+    let (configuration, error) = ConfigurationLoader.loadPartially(path: file)
+    let findings = Self.ordered(
+      (error?.issues ?? []).map {
+        HostChecks.Finding(line: $0.line, key: $0.key, message: $0.message, isError: true)
+      }
+        // A file that could not be read whole is checked on the host for what it says only,
+        // not for the defaults standing in for the rest.
+        + HostChecks.run(configuration).filter {
+          error == nil || configuration.keyLines[$0.key] != nil
+        })
     for finding in findings {
       let place = finding.line.map { "line \($0): " } ?? ""
-      let text = "\(file): \(place)\(finding.key): \(finding.message)"
+      let text =
+        "\(file): \(place)\(finding.key)\(finding.key.isEmpty ? "" : ": ")"
+        + finding.message
       if finding.isError {
         FileHandle.standardError.write(
           Data("netquality: error: \(TerminalText.sanitized(text))\n".utf8))
@@ -76,6 +86,8 @@ struct CheckConfigCommand: ParsableCommand {
       }
     }
     if findings.contains(where: \.isError) { throw ExitCode(1) }
+    let webFile = webConfigFile ?? configuration.webConfigFile
+    let web = try loadWebConfiguration(webFile)
     let interfaces =
       configuration.interfaces.isEmpty
       ? "all up interfaces"
@@ -86,6 +98,13 @@ struct CheckConfigCommand: ParsableCommand {
         + "\(interfaces), \(configuration.engine.alertRules.count) alert rules"
         + (webFile.isEmpty ? "" : ", \(webFile): \(Self.summary(web.configuration))")
         + (findings.isEmpty ? ")" : ", \(findings.count) warning(s))"))
+  }
+
+  /// By line (those without one first), each line's in the order found.
+  static func ordered(_ findings: [HostChecks.Finding]) -> [HostChecks.Finding] {
+    findings.enumerated().sorted {
+      ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset)
+    }.map(\.element)
   }
 
   /// "TLS (RequireAndVerifyClientCert), 2 basic auth users, 1 header".

@@ -120,7 +120,38 @@ final class ConfigurationLoaderTests: XCTestCase {
     let found = issues("snaplen: 100\nquality:\n  min_packets: 5\n  min_packets: 6\n")
     XCTAssertEqual(
       found.map(\.description),
-      ["line 3: quality.min_packets: 'min_packets' appears more than once in the same mapping"])
+      [
+        "line 4: quality.min_packets: 'min_packets' appears more than once in the same mapping "
+          + "(first on line 3)"
+      ])
+  }
+
+  /// A duplicated key no longer hides the rest of the file: each later entry (with what is
+  /// nested under it) is reported at its own line and set aside, and every other issue found.
+  func testDuplicateKeysDoNotStopTheOtherIssues() {
+    let found = issues(
+      """
+      timers:
+        timeout: 60
+        timeout:
+          nested: 1
+        interrupted: soon
+      snaplen: 10
+      snaplen: 20
+      colour: blue
+
+      """)
+    XCTAssertEqual(
+      found.prefix(4).map(\.description),
+      [
+        "line 3: timers.timeout: 'timeout' appears more than once in the same mapping "
+          + "(first on line 2)",
+        "line 5: timers.interrupted: expected a number",
+        "line 6: snaplen: 10 is out of range 64...262144",
+        "line 7: snaplen: 'snaplen' appears more than once in the same mapping (first on line 6)",
+      ])
+    XCTAssertEqual(found.count, 5)
+    XCTAssertTrue(found[4].description.hasPrefix("line 8: colour: unknown key"), "\(found)")
   }
 
   func testReaderAndComposerErrorsSayLineAndKey() {
