@@ -99,6 +99,29 @@ final class HistoryRouteTests: XCTestCase {
     }
   }
 
+  /// The status page is for anyone who can reach the port: it names where its charts come
+  /// from ("the history") but never the history file's path, nor any other path of the host.
+  func testStatusPageNamesTheHistoryButNoPath() async throws {
+    let (state, results) = try recordedState()
+    let publication = TickPublication(
+      result: try XCTUnwrap(results.last), alerts: [], capture: CaptureCounters(),
+      trackedStreams: 1)
+    PublishedStateSink(state: state).publish(publication)
+    StatusPageSink(state: state).publish(publication)
+    let directoryPath = directory.path
+    try await test(state) { client in
+      try await client.execute(uri: "/", method: .get) { response in
+        XCTAssertEqual(response.status, .ok)
+        let html = String(buffer: response.body)
+        let footer = html.components(separatedBy: "<footer>").last ?? ""
+        XCTAssertTrue(footer.contains("from the history."), footer)
+        XCTAssertFalse(html.contains(directoryPath), html)
+        XCTAssertFalse(html.contains("history.db"), html)
+        XCTAssertFalse(html.contains(FileManager.default.temporaryDirectory.path), html)
+      }
+    }
+  }
+
   /// Like `/api/v1/peers` and `/api/v1/streams`: a parameter the route does not take, or one
   /// given twice, is a one-line 400 saying what it takes, not an answer that ignored it.
   func testHistoryRefusesUnknownAndRepeatedParameters() async throws {

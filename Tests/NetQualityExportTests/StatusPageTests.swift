@@ -35,6 +35,20 @@ final class StatusPageTests: XCTestCase {
     return model
   }
 
+  /// The heading names the configured span (status_page.chart_seconds), and how much of it
+  /// the data covers while that is less: a young agent's 5 minutes are not the span.
+  func testChartHeadingNamesTheConfiguredSpanAndTheDataItHas() {
+    var model = Self.model(rows: [], peerCount: 0)
+    XCTAssertEqual(StatusPage.chartHeading(model), "Last 1 h")
+    model.chartFrom = model.chartTo - 300
+    XCTAssertEqual(StatusPage.chartHeading(model), "Last 1 h (data for 5 min)")
+    model.chartSpanSeconds = 300
+    XCTAssertEqual(StatusPage.chartHeading(model), "Last 5 min")
+    model.chartSpanSeconds = 7200
+    model.chartFrom = model.chartTo - 7200
+    XCTAssertEqual(StatusPage.chartHeading(model), "Last 2 h")
+  }
+
   func testPeerNamesAreEscapedEverywhere() {
     let name = #"<script>alert("x")</script>&'"#
     let html = StatusPage.render(

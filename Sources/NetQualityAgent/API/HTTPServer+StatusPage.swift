@@ -40,20 +40,20 @@ extension HTTPServer {
     // Whole buckets: the span ends with the bucket of the last tick.
     model.chartTo = ((time.secondsSinceEpoch / bucketSeconds).rounded(.down) + 1) * bucketSeconds
     model.chartFrom = model.chartTo - settings.chartSeconds
+    model.chartSpanSeconds = settings.chartSeconds
     let names = rows.peers.map(\.peer)
     var fromHistory: [String: [ChartPoint]]?
     model.chartSource = "memory (the agent keeps the shown peers' charts while they are shown)"
-    if let recorder = state.history, let readers = state.historyReaders {
+    if state.history != nil, let readers = state.historyReaders {
       let query = HistoryChartQuery(
         peers: names, from: model.chartFrom, to: model.chartTo, bucketSeconds: bucketSeconds)
       let key = "\(time.nanosecondsSinceEpoch) \(bucketSeconds) \(names.joined(separator: "\n"))"
-      let path = recorder.settings.path
       fromHistory = await state.statusCharts.historyPoints(key: key) {
         try? await readers.read { db in try query.points(db, point: ChartPoint.init) }
       }
       model.chartSource =
         fromHistory == nil
-        ? "memory (the history could not be read)" : "the history (\(path))"
+        ? "memory (the history could not be read)" : "the history"
     }
     model.rows = rows.peers.indices.map { index in
       let peer = rows.peers[index]

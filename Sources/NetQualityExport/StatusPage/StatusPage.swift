@@ -47,7 +47,11 @@ public enum StatusPage {
     /// The charts' span: [chartFrom, chartTo), Unix seconds.
     public var chartFrom = 0.0
     public var chartTo = 0.0
-    /// Where the charts come from: "the history" or "memory (...)".
+    /// The span the charts are configured for (`status_page.chart_seconds`); the drawn span
+    /// [chartFrom, chartTo) is shorter while there is less data.
+    public var chartSpanSeconds = 3600.0
+    /// Where the charts come from: "the history" or "memory (...)", never a file's path (the
+    /// page is for anyone who may see it).
     public var chartSource = ""
 
     public init() {}
@@ -297,10 +301,19 @@ public enum StatusPage {
       """
   }
 
+  /// "Last 1 h" for the configured span; while the data covers less of it, how much it covers
+  /// ("Last 1 h (data for 7 min)"), so a young agent's chart is not read as the configured span.
   static func chartHeading(_ model: Model) -> String {
-    let minutes = (model.chartTo - model.chartFrom) / 60
+    let heading = "Last \(spanText(seconds: model.chartSpanSeconds))"
+    let drawnSeconds = model.chartTo - model.chartFrom
+    guard drawnSeconds < model.chartSpanSeconds else { return heading }
+    return heading + " (data for \(spanText(seconds: drawnSeconds)))"
+  }
+
+  static func spanText(seconds: Double) -> String {
+    let minutes = (seconds / 60).rounded()
     return minutes >= 60 && minutes.truncatingRemainder(dividingBy: 60) == 0
-      ? "Last \(Int(minutes / 60)) h" : "Last \(DecimalText.fixed(minutes, places: 0)) min"
+      ? "\(Int(minutes / 60)) h" : "\(DecimalText.fixed(max(1, minutes), places: 0)) min"
   }
 
   static func badge(_ level: QualityLevel) -> String {
