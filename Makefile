@@ -31,10 +31,12 @@ test:
 test-quick:
 	@scripts/test.sh bootstrap build unit-tests lint
 
-# Formatting, and the module graph of docs/architecture.md (every edge between our modules).
+# Formatting, the module graph of docs/architecture.md (every edge between our modules), and
+# every relative link and anchor of README.md and docs/*.md.
 lint:
 	swift format lint --strict -r Sources Tests Fuzz/Sources Plugins Package.swift
 	python3 scripts/check-module-graph.py
+	python3 scripts/check-doc-links.py
 
 fuzz:
 	scripts/fuzz.sh $${FUZZ_SECONDS:-300}

@@ -16,7 +16,7 @@
 #     the agent's truth: a core busy beside the flood can make the kernel drop).
 #
 #   e2e/peers-scale.sh     (root, for the namespace and the raw socket; skips otherwise)
-#   The same script is the many-peers benchmark (README, "Many distinct peers"):
+#   The same script is the many-peers benchmark (docs/benchmarks.md, "Many distinct peers"):
 #     PEERS (at once), LIFETIME (seconds a peer lives, 0: the whole run), SECONDS_UNDER_LOAD,
 #     RATE (packets/s in all, default 10 a peer), AFTER_SECONDS (how long to watch the agent
 #     after the load: its peers and memory every 10 s, for the memory's return, default 0);

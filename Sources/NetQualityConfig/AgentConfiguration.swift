@@ -110,7 +110,7 @@ public struct AgentConfiguration: Sendable {
   public static let tickIntervalRangeSeconds: ClosedRange<Double> = 0.1...3600
 
   /// Peer groups a configuration may name: 100,000, the fleet the agent is built and measured
-  /// for (README, the live agent at scale). Unbounded, a valid file of 1.1 million groups
+  /// for (docs/benchmarks.md, the live agent at scale). Unbounded, a valid file of 1.1 million groups
   /// (50 MB) took `check-config` 42 s and 1.3 GB; the file itself is bounded too
   /// (`BoundedFileReader.maximumConfigurationBytes`).
   public static let maximumPeerGroups = 100_000

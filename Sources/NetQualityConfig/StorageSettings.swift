@@ -6,7 +6,7 @@ public struct StorageSettings: Sendable, Equatable {
   /// One-minute aggregates (min/avg/max, seconds at each level), events and alerts: 30 days.
   public var aggregateRetentionDays = 30.0
   /// The file is kept under this size by deleting the oldest rows first (0: no limit). At
-  /// 1,000 peers a day of per-tick rows is about 43 million rows (see README, storage
+  /// 1,000 peers a day of per-tick rows is about 43 million rows (see docs/benchmarks.md, storage
   /// benchmark), so 48 h of them need more than the default: raise it, or lower the retention.
   public var maxSizeMegabytes = 4096
   /// Per-stream rows each tick too (opt-in: a row per stream per tick).
