@@ -36,6 +36,10 @@ spawn ip netns exec "$receiver" python3 "$check_py" webhook 19095 "$work/webhook
 pids+=($!)
 touch "$work/webhook.jsonl"
 
+# The shipped example (routes, the inhibit rule) is a configuration Alertmanager accepts.
+check "amtool check-config accepts config/alertmanager.yml" \
+  amtool check-config config/alertmanager.yml
+
 cat >"$work/alertmanager.yml" <<YAML
 route:
   receiver: webhook
