@@ -73,10 +73,12 @@ let package = Package(
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
       ],
-      plugins: ["BuildRevision"]
+      plugins: ["BuildRevision", "EmbeddedRunbook"]
     ),
     // Writes the git commit being built into NetQualityAgent (`BuildInfo.revision`).
     .plugin(name: "BuildRevision", capability: .buildTool()),
+    // Writes docs/runbook.md into NetQualityAgent (`GET /runbook`).
+    .plugin(name: "EmbeddedRunbook", capability: .buildTool()),
     // STAMP (RFC 8762) probes: packet codec, HMAC authentication, the reflector, UDP sockets.
     .target(
       name: "NetQualityProbe",

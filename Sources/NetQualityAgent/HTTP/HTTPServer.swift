@@ -16,7 +16,7 @@ enum HTTPServer {
   static let paths: Set<String> = [
     "/metrics", "/-/healthy", "/-/ready", "/", "/api/v1/peers", "/api/v1/streams",
     "/api/v1/alerts", "/api/v1/status", "/api/v1/history", "/probe",
-    "/api/v1/calls",
+    "/api/v1/calls", "/runbook",
   ]
 
   /// How long Prometheus waits for this scrape (sent with every scrape).
@@ -97,6 +97,7 @@ enum HTTPServer {
     router.get("/") { _, context in
       await untilClientGoes(context.channel, registry: registry) { await statusPage(state) }
     }
+    router.get("/runbook") { _, _ in html(runbookPage) }
     router.get("/api/v1/peers") { request, _ -> Response in
       await peers(state, query: request.uri.queryParameters)
     }
