@@ -63,7 +63,9 @@ public struct StructuredLogHandler: LogHandler {
     case .logfmt:
       return fields.map { "\($0.0)=\(logfmtValue($0.1))" }.joined(separator: " ") + "\n"
     case .json:
-      return "{" + fields.map { "\(jsonString($0.0)):\(jsonString($0.1))" }.joined(separator: ",")
+      return "{"
+        + fields.map { "\(JSONValue.quoted($0.0)):\(JSONValue.quoted($0.1))" }.joined(
+          separator: ",")
         + "}\n"
     }
   }
@@ -100,7 +102,4 @@ public struct StructuredLogHandler: LogHandler {
       }
     return needsQuotes ? JSONValue.quoted(value) : value
   }
-
-  /// A JSON string (RFC 8259 section 7).
-  static func jsonString(_ value: String) -> String { JSONValue.quoted(value) }
 }

@@ -61,13 +61,12 @@ extension Scorer {
     }
     for index in order {
       let session = probeSessions[index]
-      byPeer[configuration.peerName(session.target.address), default: ProbeSnapshot()].add(session)
-      probeSessions[index].startWindow()
-    }
-    for (peer, probe) in byPeer {
-      if let last = probe.lastUnexpectedAnswerAt, last > spoofedSince {
-        byPeer[peer]?.possiblySpoofed = true
+      let name = configuration.peerName(session.target.address)
+      byPeer[name, default: ProbeSnapshot()].add(session)
+      if let last = session.lastUnexpectedAt, last > spoofedSince {
+        byPeer[name]?.possiblySpoofed = true
       }
+      probeSessions[index].startWindow()
     }
     return byPeer
   }
