@@ -14,6 +14,10 @@
 # report after A's media stopped); rtpengine forwards it. The call's hop for A's SSRC must say
 # upstream, relay and downstream lost exactly as nftables counted, live and offline; B's stream
 # to A (nothing dropped) 0, 0 and 0. rtpengine's own `query` statistics are printed beside.
+# Round trips per hop: each end delays its own packets (10 ms each way at A, 15 ms at B) and
+# sends sender reports whose blocks echo the other end's (LSR, DLSR); each hop's upstream and
+# downstream round trip must equal the capture's own for the last report (relay_call.py
+# round-trips, matched on the same hop), none below its link's delay, live and offline.
 #
 #   e2e/relay-rtpengine.sh   (root; skips with a reason otherwise; KEEP=1 keeps the files)
 #   NETQUALITY=path uses that binary instead of building; SECONDS_OF_MEDIA (default 20).
@@ -36,6 +40,9 @@ ns_r=${tag}r ns_a=${tag}a ns_b=${tag}b
 bridge=${tag}br
 port=19488
 media_seconds=${SECONDS_OF_MEDIA:-20}
+# Each end's own link delay, each way (relay_call.py holds its packets: no netem here): the
+# relay's round trip to A is about 20 ms, to B about 30 ms.
+delay_a_ms=10 delay_b_ms=15
 work=$(mktemp -d)
 pids=()
 failures=0
@@ -132,12 +139,12 @@ wait_until 10 "the proxy to listen" in_ns "$ns_r" sh -c "ss -lun | grep -q '$rel
 
 # --- the call ----------------------------------------------------------------------------------
 spawn ip netns exec "$ns_b" python3 e2e/relay_call.py callee "$addr_b" "$relay" "$media_seconds" \
-  "$work/b.json" >"$work/b.log" 2>&1
+  "$work/b.json" "$delay_b_ms" >"$work/b.log" 2>&1
 callee_pid=$!
 pids+=("$callee_pid")
 wait_until 10 "B to listen for SIP" in_ns "$ns_b" sh -c "ss -lun | grep -q '$addr_b:5060'"
 spawn ip netns exec "$ns_a" python3 e2e/relay_call.py caller "$addr_a" "$relay" "$media_seconds" \
-  "$work/a.json" >"$work/a.log" 2>&1
+  "$work/a.json" "$delay_a_ms" >"$work/a.log" 2>&1
 caller_pid=$!
 pids+=("$caller_pid")
 # The drops from the moment A's media reaches B through the relay until 3 s before it stops (a
@@ -173,15 +180,18 @@ stop_process "${pids[@]}"
 pids=()
 run_for 120 "$netquality" analyze "$work/relay.pcap" --calls --format json --local "$relay/32" \
   >"$work/calls.json"
+# The round trips' truth, from the capture: each report matched with the sender report it
+# echoes on the same hop (relay_call.py round-trips: RFC 3550 section 6.4.1).
+python3 e2e/relay_call.py round-trips "$work/relay.pcap" >"$work/round-trips.json"
 
 # --- the checks ---------------------------------------------------------------------------------
 up=$(counted "$ns_a" netdev nqup dropped)
 inside=$(counted "$ns_r" inet nqrelay dropped)
 down=$(counted "$ns_b" netdev nqdown dropped)
 echo "  nftables drops of A's stream: upstream $up, relay $inside, downstream $down"
-python3 - "$work" "$up" "$inside" "$down" <<'PY' || failures=$((failures + 1))
-import json, sys
-work, up, inside, down = sys.argv[1], *map(int, sys.argv[2:5])
+python3 - "$work" "$up" "$inside" "$down" "$delay_a_ms" "$delay_b_ms" <<'PY' || failures=$((failures + 1))
+import json, statistics, sys
+work, up, inside, down, delay_a, delay_b = sys.argv[1], *map(int, sys.argv[2:7])
 a, b = json.load(open(f"{work}/a.json")), json.load(open(f"{work}/b.json"))
 failed = []
 def check(ok, text):
@@ -191,7 +201,17 @@ def check(ok, text):
 check(b["lost"] == up + inside + down,
       f"B lost {b['lost']} of A's {a['sent']} = the drops of all three hops {up + inside + down}")
 check(a["lost"] == 0, f"A lost {a['lost']} of B's {b['sent']} (nothing dropped that way)")
-rows = []
+# The capture's round trips by (reporter, reported SSRC), in capture order.
+round_trips = {(who, int(ssrc)): values
+               for who, by_ssrc in json.load(open(f"{work}/round-trips.json")).items()
+               for ssrc, values in by_ssrc.items()}
+# The delay is on the wire: no round trip to an end below twice its delay.
+for reporter, delay in (("10.207.0.2", delay_a), ("10.207.0.3", delay_b)):
+    values = [v for (who, _), vs in round_trips.items() if who == reporter for v in vs]
+    check(len(values) >= 5 and min(values) >= 2 * delay,
+          f"capture: {len(values)} round trips to {reporter}, min {values and min(values)} ms, median "
+          f"{values and statistics.median(values)} ms, none below its link's 2 x {delay} ms")
+rows, rtt_rows = [], []
 for source, path in (("live /api/v1/calls", "live-calls.json"), ("analyze --calls", "calls.json")):
     calls = json.load(open(f"{work}/{path}")).get("calls", [])
     sip = [c for c in calls if c["kind"] == "sip"]
@@ -213,6 +233,19 @@ for source, path in (("live /api/v1/calls", "live-calls.json"), ("analyze --call
           f"{source}: the egress stream's gaps {egress and egress[0]['lost']} = upstream + relay {up + inside}, "
           f"B's reported loss {egress and egress[0]['far_end_lost']} = B's own count {b['lost']}")
     rows.append((source, figures(forward), figures(backward)))
+    # Round trips per hop: the last report's, as the capture gives it.
+    for name, hop, up_key, down_key in (("A's", forward, ("10.207.0.2", b["ssrc"]), ("10.207.0.3", a["ssrc"])),
+                                        ("B's", backward, ("10.207.0.3", a["ssrc"]), ("10.207.0.2", b["ssrc"]))):
+        for field, key in (("upstream_rtt_ms", up_key), ("downstream_rtt_ms", down_key)):
+            truth = round_trips.get(key, [None])[-1]
+            value = hop and hop.get(field)
+            check(truth is not None and value is not None and abs(value - truth) <= 0.05,
+                  f"{source}: {name} hop {field} {value and round(value, 3)} = the capture's last {truth} ms +- 0.05")
+        total = hop and hop.get("end_to_end_rtt_ms")
+        check(total is not None and abs(total - hop["upstream_rtt_ms"] - hop["downstream_rtt_ms"]) < 0.01,
+              f"{source}: {name} hop end_to_end_rtt_ms {total and round(total, 2)} = upstream + downstream")
+        rtt_rows.append((f"{source}, {name} hop", hop and hop.get("upstream_rtt_ms"),
+                         hop and hop.get("downstream_rtt_ms"), total))
 # The bounded series: every ended call's hops summed per segment, A's stream's being the only
 # loss (B's lost nothing).
 segments = {}
@@ -229,6 +262,10 @@ print(f"  {'nftables (truth)':28} {up:>9} {inside:>9} {down:>11}")
 for source, forward, _ in rows:
     if forward:
         print(f"  {source:28} {forward[0]:>9} {forward[1]:>9} {str(forward[2]):>11}")
+print("\n== round trips from the relay, ms: to the sender / to the receiver / end to end")
+for source, upstream, downstream, total in rtt_rows:
+    show = lambda v: "-" if v is None else f"{v:.1f}"
+    print(f"  {source:40} {show(upstream):>7} {show(downstream):>7} {show(total):>7}")
 print("\n== rtpengine's own statistics (ng query; it does not split loss by hop)")
 for tag, leg in (query.get("tags") or {}).items():
     for media in leg.get("medias", []):
