@@ -180,6 +180,11 @@ stop_process "${pids[@]}"
 pids=()
 run_for 120 "$netquality" analyze "$work/relay.pcap" --calls --format json --local "$relay/32" \
   >"$work/calls.json"
+# The history's columns and the filter by segment (`analyze --db`, then `netquality calls`).
+run_for 120 "$netquality" analyze "$work/relay.pcap" --local "$relay/32" --db "$work/history.db" \
+  >/dev/null
+run_for 60 "$netquality" calls --db "$work/history.db" --from 0 --lost-in relay --format json \
+  >"$work/lost-in-relay.json"
 # The round trips' truth, from the capture: each report matched with the sender report it
 # echoes on the same hop (relay_call.py round-trips: RFC 3550 section 6.4.1).
 python3 e2e/relay_call.py round-trips "$work/relay.pcap" >"$work/round-trips.json"
@@ -246,6 +251,16 @@ for source, path in (("live /api/v1/calls", "live-calls.json"), ("analyze --call
               f"{source}: {name} hop end_to_end_rtt_ms {total and round(total, 2)} = upstream + downstream")
         rtt_rows.append((f"{source}, {name} hop", hop and hop.get("upstream_rtt_ms"),
                          hop and hop.get("downstream_rtt_ms"), total))
+import sqlite3
+stored = sqlite3.connect(f"{work}/history.db").execute(
+    "SELECT id, upstream_lost, relay_lost, downstream_lost FROM calls").fetchall()
+analysed = json.load(open(f"{work}/calls.json")).get("calls", [])
+check(len(stored) == 1 and stored[0][1:] == (up, inside, down),
+      f"history: the call's columns upstream_lost, relay_lost, downstream_lost "
+      f"{stored and stored[0][1:]} = nftables ({up}, {inside}, {down})")
+found = [c["id"] for c in json.load(open(f"{work}/lost-in-relay.json"))]
+check(found == [c["id"] for c in analysed] and len(found) == 1,
+      f"netquality calls --lost-in relay: {found} = the call")
 # The bounded series: every ended call's hops summed per segment, A's stream's being the only
 # loss (B's lost nothing).
 segments = {}

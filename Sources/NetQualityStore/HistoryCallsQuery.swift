@@ -20,6 +20,8 @@ public struct HistoryCallsQuery: Sendable {
   public var failedOnly = false
   /// Calls whose worse direction was at least this bad at some tick.
   public var atLeast: QualityLevel?
+  /// Calls through this host that lost packets in this segment of the path (`HopLoss`).
+  public var lostIn: HopLoss.Segment?
   /// Worst first (the worse direction's worst level, then the lowest MOS) instead of by end.
   public var worstFirst = false
   /// At most this many calls: the newest, or with `worstFirst` the worst.
@@ -53,6 +55,10 @@ public struct HistoryCallsQuery: Sendable {
     public var txLost: Int64?
     public var firstTick: Double?
     public var lastTick: Double?
+    /// The hops' loss per segment (`HopLoss`); nil for a call not through this host.
+    public var upstreamLost: Int64?
+    public var relayLost: Int64?
+    public var downstreamLost: Int64?
     public var record: String
   }
 
@@ -93,6 +99,8 @@ public struct HistoryCallsQuery: Sendable {
       sql += " AND worst_level >= ?"
       arguments += [atLeast.rawValue]
     }
+    // The column's name is the segment's, from the enum: never the caller's text.
+    if let lostIn { sql += " AND \(lostIn.rawValue)_lost > 0" }
     // The limit keeps the newest (or the worst); the answer reads oldest (or worst) first.
     sql +=
       worstFirst
@@ -121,6 +129,7 @@ public struct HistoryCallsQuery: Sendable {
       worstLevel: QualityLevel(rawValue: level) ?? .unknown, minMOS: row["min_mos"],
       rxPackets: row["rx_packets"], rxLost: row["rx_lost"], txPackets: row["tx_packets"],
       txLost: row["tx_lost"], firstTick: row["first_tick"], lastTick: row["last_tick"],
-      record: row["record"])
+      upstreamLost: row["upstream_lost"], relayLost: row["relay_lost"],
+      downstreamLost: row["downstream_lost"], record: row["record"])
   }
 }

@@ -275,12 +275,34 @@ public enum HistorySchema {
           CREATE INDEX calls_by_call_id ON calls(call_id);
           """)
     }
+    // Where a relayed call's packets were lost (docs/calls.md, "Where the loss happened"): its
+    // hops summed per segment, NULL for a call that did not pass through this host (and
+    // downstream NULL when no far end reported). Rows written before are filled from their
+    // records' `hops`, the same sums.
+    migrator.registerMigration(hopLossVersion) { db in
+      // Written out, not from `HopLoss.Segment`: a shipped migration never changes.
+      for column in ["upstream_lost", "relay_lost", "downstream_lost"] {
+        try db.execute(sql: "ALTER TABLE calls ADD COLUMN \(column) INTEGER")
+      }
+      try db.execute(
+        sql: """
+          UPDATE calls SET
+            upstream_lost = (SELECT sum(json_extract(value, '$.upstream_lost'))
+              FROM json_each(record, '$.hops')),
+            relay_lost = (SELECT sum(json_extract(value, '$.relay_lost'))
+              FROM json_each(record, '$.hops')),
+            downstream_lost = (SELECT sum(max(0, json_extract(value, '$.downstream_lost')))
+              FROM json_each(record, '$.hops'))
+          WHERE json_array_length(record, '$.hops') > 0;
+          """)
+    }
     return migrator
   }
 
   static let mediaVersion = "v6: media experience in peer ticks"
   static let callsVersion = "v7: calls"
+  static let hopLossVersion = "v8: calls' loss per hop"
 
   /// The newest migration: a database that has it is current.
-  public static let currentVersion = callsVersion
+  public static let currentVersion = hopLossVersion
 }

@@ -39,6 +39,13 @@ struct CallsCommand: ParsableCommand {
       valueName: "LEVEL"))
   var quality: String?
 
+  @Option(
+    name: .customLong("lost-in"),
+    help: ArgumentHelp(
+      "Only calls through this host (a relay, SBC or SFU) that lost packets in this segment: upstream (before it), relay (inside it), downstream (after it).",
+      valueName: "SEGMENT"))
+  var lostIn: String?
+
   @Flag(help: "Worst first (worst level, then lowest MOS); with --limit, the worst calls.")
   var worst = false
 
@@ -90,6 +97,14 @@ struct CallsCommand: ParsableCommand {
       }
       query.atLeast = level
     }
+    if let lostIn {
+      guard let segment = HopLoss.Segment(rawValue: lostIn) else {
+        throw fail(
+          "--lost-in \(lostIn): use "
+            + HopLoss.Segment.allCases.map(\.rawValue).joined(separator: ", "), code: 2)
+      }
+      query.lostIn = segment
+    }
     let calls = try options.read(checkingPeer: false) { db in try query.rows(db) }
     if format == .json {
       print(HistoryOutput.callsJSON(calls), terminator: "")
@@ -111,6 +126,7 @@ struct CallsCommand: ParsableCommand {
       filters: [
         ("user", user), ("call_id", callID), ("kind", kind), ("status", status),
         ("quality", quality), ("peer", options.peer), ("failed", failed ? "true" : nil),
+        ("lost_in", lostIn),
       ],
       limit: limit)
     let body: String

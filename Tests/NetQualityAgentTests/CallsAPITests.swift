@@ -130,4 +130,47 @@ final class CallsAPITests: XCTestCase {
       }
     }
   }
+
+  /// Issue 38: the calls through this host that lost packets in a segment of the path
+  /// (`lost_in`, the status page's "Lost where"); a segment it does not know is a 400.
+  func testCallsAreFoundByWhereTheirPacketsWereLost() async throws {
+    let state = HTTPRoutesTests.tickedState()
+    let key = { (source: UInt32, destination: UInt32) in
+      StreamKey(
+        source: Endpoint(address: IPAddress(ipv4: source), port: 20000),
+        destination: Endpoint(address: IPAddress(ipv4: destination), port: 30000), ssrc: 7)
+    }
+    let hop = { (upstream: Int64, relay: Int64, downstream: Int64?) in
+      CallRecord.Hop(
+        ssrc: 7, ingress: key(0x0ACF_0002, 0x0ACF_0001), egress: key(0x0ACF_0001, 0x0ACF_0003),
+        upstreamLost: upstream, relayLost: relay, downstreamLost: downstream,
+        addedJitterMilliseconds: nil)
+    }
+    var inside = Self.call("inside", status: 200, at: 100)
+    inside.hops = [hop(0, 4, 0)]
+    var before = Self.call("before", status: 200, at: 101)
+    before.hops = [hop(9, 0, nil)]
+    let direct = Self.call("direct", status: 200, at: 102)
+    state.update { $0.recentCalls = [inside, before, direct] }
+    let app = Application(router: HTTPServer.router(state: state))
+    try await app.test(.router) { client in
+      func ids(_ uri: String) async throws -> [String] {
+        try await client.execute(uri: uri, method: .get) { response in
+          XCTAssertEqual(response.status, .ok, uri)
+          let calls = try XCTUnwrap(
+            try HTTPRoutesTests.json(response.body)["calls"] as? [[String: Any]])
+          return calls.compactMap { $0["call_id"] as? String }
+        }
+      }
+      let relay = try await ids("/api/v1/calls?lost_in=relay")
+      XCTAssertEqual(relay, ["call-inside"])
+      let upstream = try await ids("/api/v1/calls?lost_in=upstream")
+      XCTAssertEqual(upstream, ["call-before"])
+      let downstream = try await ids("/api/v1/calls?lost_in=downstream")
+      XCTAssertEqual(downstream, [])
+      try await client.execute(uri: "/api/v1/calls?lost_in=inside", method: .get) { response in
+        XCTAssertEqual(response.status, .badRequest)
+      }
+    }
+  }
 }

@@ -7,8 +7,8 @@ extension HTTPServer {
   /// something answered and `recentSilentCallLimit` that nothing did, kept in
   /// memory by the HTTP sink (docs/calls.md).
   static let callParameters = [
-    "state", "kind", "status", "call_id", "user", "peer", "failed", "quality", "from", "to",
-    "limit",
+    "state", "kind", "status", "call_id", "user", "peer", "failed", "quality", "lost_in",
+    "from", "to", "limit",
   ]
 
   /// `/api/v1/calls`: the calls open now (counts by kind) and the latest ended calls, newest
@@ -16,7 +16,8 @@ extension HTTPServer {
   /// so far, as `CallsSnapshot.open` lists them; `state=all`: those, then the ended), filtered
   /// by `kind`, `status` (a code such as 486, or a class such as 5xx),
   /// `call_id`, `user` (From or To, as masked), `peer`, `failed=true`, `quality` (at least
-  /// this bad in either direction: poor, bad, ...), `from` and `to` (Unix seconds: ended in
+  /// this bad in either direction: poor, bad, ...), `lost_in` (through this host and lost
+  /// packets upstream, in the relay or downstream), `from` and `to` (Unix seconds: ended in
   /// [from, to)); at most `limit` (100 unless it asks for up to 1,000). Older calls are in the
   /// history (`netquality calls`).
   static func calls(_ state: AgentState, query: Parameters) async -> Response {
@@ -57,6 +58,14 @@ extension HTTPServer {
       }
       atLeast = level
     }
+    var lostIn: HopLoss.Segment?
+    if let text = query["lost_in"] {
+      guard let segment = HopLoss.Segment(rawValue: String(text)) else {
+        let names = HopLoss.Segment.allCases.map(\.rawValue)
+        return jsonError("lost_in \(text): one of \(names.joined(separator: ", "))", .badRequest)
+      }
+      lostIn = segment
+    }
     var bounds: [String: Double] = [:]
     for name: Substring in ["from", "to"] {
       guard let text = query[name] else { continue }
@@ -82,6 +91,7 @@ extension HTTPServer {
         && (user == nil || call.fromUser == user || call.toUser == user)
         && (peer == nil || call.peers.contains(peer ?? ""))
         && (atLeast.map { call.worstLevel >= $0 } ?? true)
+        && (lostIn.map { call.lost(in: $0) } ?? true)
         && call.end.secondsSinceEpoch >= from && call.end.secondsSinceEpoch < to
     }
     let active = tick?.snapshot.calls.active ?? [:]

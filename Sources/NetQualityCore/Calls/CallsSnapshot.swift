@@ -54,22 +54,7 @@ public struct CallCounters: Sendable, Equatable {
   public var mosCount: [PeerLevelCounters.Direction: Int64] = [:]
   /// Ended calls' packets lost on each hop through this host (`CallRecord.Hop`): before it,
   /// inside it, after it (the far end's reports less the gaps already present at egress).
-  public var hopLost = HopLost()
-
-  /// Packets lost per segment of the path through this host.
-  public struct HopLost: Sendable, Equatable {
-    public var upstream: Int64 = 0
-    public var relay: Int64 = 0
-    public var downstream: Int64 = 0
-
-    public init() {}
-
-    public mutating func add(_ hop: CallRecord.Hop) {
-      upstream += hop.upstreamLost
-      relay += hop.relayLost
-      downstream += max(0, hop.downstreamLost ?? 0)
-    }
-  }
+  public var hopLost = HopLoss()
 
   /// The G.107 Annex B MOS of R = 50, 60, 70, 80, 90 and 1, 2 below them (as the fleet's).
   public static let mosBounds = [1.0, 2.0, 2.58, 3.1, 3.6, 4.03, 4.34]

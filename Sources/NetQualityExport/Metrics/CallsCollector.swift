@@ -66,11 +66,9 @@ public struct CallsCollector: MetricsCollector {
         count: counters.mosCount[direction] ?? 0)
     }
     out.family(.callHopLostTotal)
-    for (segment, lost) in [
-      ("upstream", counters.hopLost.upstream), ("relay", counters.hopLost.relay),
-      ("downstream", counters.hopLost.downstream),
-    ] {
-      out.sample(.callHopLostTotal, [("segment", segment)], Double(lost))
+    for segment in HopLoss.Segment.allCases {
+      out.sample(
+        .callHopLostTotal, [("segment", segment.rawValue)], Double(counters.hopLost[segment]))
     }
     out.family(.callsFailureRatio)
     if let ratio = calls.failureRatio {

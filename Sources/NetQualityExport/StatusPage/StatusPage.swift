@@ -255,10 +255,8 @@ public enum StatusPage {
   /// Where a relayed call's packets were lost (`CallRecord.Hop`, summed over its hops):
   /// "up 27 · relay 22 · down 36"; "-" for a call whose streams did not pass through this host.
   static func lostWhere(_ call: CallRecord) -> String {
-    guard !call.hops.isEmpty else { return "-" }
-    var lost = CallCounters.HopLost()
-    for hop in call.hops { lost.add(hop) }
-    let downstream = call.hops.contains { $0.downstreamLost != nil } ? "\(lost.downstream)" : "?"
+    guard let lost = call.hopLoss else { return "-" }
+    let downstream = lost.downstreamReported ? "\(lost.downstream)" : "?"
     return "up \(lost.upstream) · relay \(lost.relay) · down \(downstream)"
   }
 
