@@ -6,7 +6,9 @@
 #      then (issue 39) five full-range reads from one client and a small read from another:
 #      answered after at most one of them;
 #   2. SIGSTOP for 10 s with RTP flowing, then SIGCONT: ticks back on the grid, within a tick of
-#      the wall clock, nothing dated in the future, the peer not interrupted;
+#      the wall clock, nothing dated in the future, the peer not interrupted; then (issue 39) a
+#      20 s SIGSTOP while another peer falls silent 3 s into it: its interrupted and
+#      disconnected events dated its last packet + 4 s and + 12 s, not when the agent ran again;
 #   3. 500 clients pipelining 300 requests each and never reading: under 50 MB, and back;
 #   4. meanwhile, a second agent with bcrypt basic auth: 200 password guessers and a scraper
 #      every 2 s for 60 s, every scrape within 1 s;
@@ -84,6 +86,8 @@ run_for 90 ip netns exec "$namespace" python3 e2e/hostile_clients.py history-fai
   || failed=$((failed + 1))
 run_for 60 ip netns exec "$namespace" python3 e2e/hostile_clients.py stall 127.0.0.1 19481 "$agent" \
   "$work/history.db" 127.0.0.3 10 || failed=$((failed + 1))
+run_for 90 ip netns exec "$namespace" python3 e2e/hostile_clients.py stall-silent 127.0.0.1 19481 \
+  "$agent" "$work/history.db" 127.0.0.4 20 3 || failed=$((failed + 1))
 run_for 90 ip netns exec "$namespace" bash -c "ulimit -n 8192 && exec python3 e2e/hostile_clients.py pipeline \
   127.0.0.1 19481 $agent 500 300" || failed=$((failed + 1))
 

@@ -36,6 +36,13 @@ agent's own figures (its /metrics, its /proc entries), never a sleep standing in
       never interrupted; and the agent counted the ticks it missed
       (`netquality_ticks_skipped_total`) but no clock step.
 
+  hostile_clients.py stall-silent HOST PORT PID DB SOURCE SECONDS SENDING_SECONDS
+      RTP from SOURCE to HOST:40004 until the agent reports it connected, then SIGSTOP for
+      SECONDS, the RTP stopping SENDING_SECONDS into it, then SIGCONT. Passes when the peer's
+      interrupted and disconnected events are dated its last packet + 4 s and + 12 s (within
+      50 ms), however long after those the agent ran again (issue 39: a red team saw an
+      interruption dated 9.8 s after the last packet after a 30 s stop).
+
   hostile_clients.py guessers HOST PORT USER PASSWORD GUESSERS SECONDS
       GUESSERS clients sending distinct wrong passwords for USER as fast as they are answered,
       and a scraper with the right password every 2 s, for SECONDS. Passes when every scrape
@@ -583,6 +590,72 @@ def stall(host, port, pid, db, peer, seconds):
     return failures
 
 
+def stall_silent(host, port, pid, db, source, seconds, sending_seconds):
+    """SIGSTOP for SECONDS while a peer falls silent SENDING_SECONDS into it: after SIGCONT
+    its interruption and disconnection are dated from its last packet (the timers, 4 and 12 s
+    by default), not from when the agent could run again."""
+    import json
+    sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sender.bind((source, 40000))
+    sequence = 0
+
+    def send():
+        nonlocal sequence
+        header = bytes([0x80, 0x00]) + sequence.to_bytes(2, "big") + (sequence * 160).to_bytes(4, "big")
+        sender.sendto(header + (0x51515151).to_bytes(4, "big") + bytes(160), (host, 40004))
+        sequence += 1
+        return time.time()
+
+    # Connected first: 3 s of RTP at 50 packets/s, seen by the API.
+    started = time.monotonic()
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        send()
+        time.sleep(max(0.0, started + sequence * 0.02 - time.monotonic()))
+        if sequence % 50 == 0 and sequence >= 150 and any(
+                p.get("peer") == source and p.get("state") == "connected"
+                for p in api(host, port, "/api/v1/peers")["peers"]):
+            break
+    else:
+        return [f"{source} never connected"]
+    os.kill(pid, signal.SIGSTOP)
+    stopped = time.time()
+    try:
+        last = send()
+        while time.time() < stopped + sending_seconds:
+            last = send()
+            time.sleep(max(0.0, started + sequence * 0.02 - time.monotonic()))
+        time.sleep(max(0.0, stopped + seconds - time.time()))
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    continued = time.time()
+    # The events come at the first ticks after SIGCONT; wait for the disconnection.
+    deadline = continued + 15
+    events = []
+    while time.time() < deadline:
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+        events = connection.execute(
+            "SELECT e.kind, e.time FROM events e JOIN peers p ON p.id = e.peer_id "
+            "WHERE p.name = ? AND e.time >= ? ORDER BY e.time", (source, stopped - 1)).fetchall()
+        connection.close()
+        if any(kind == "disconnected" for kind, _ in events):
+            break
+        time.sleep(0.2)
+    dated = {kind: at for kind, at in events}
+    print(f"     stall with {source} falling silent {sending_seconds} s into a {seconds} s stop: last "
+          f"packet sent {last:.3f}, continued {continued:.3f}; events {json.dumps(events)}")
+    failures = []
+    for kind, after in (("interrupted", 4.0), ("disconnected", 12.0)):
+        at = dated.get(kind)
+        # The capture's time of the last packet is the send's on lo, within a millisecond.
+        if at is None or abs(at - (last + after)) > 0.05:
+            failures.append(f"{source} {kind} at {at}: not its last packet {last:.3f} + {after:.0f} s")
+        else:
+            print(f"ok   stall: {source} {kind} at {at:.3f} = its last packet + {at - last:.3f} s "
+                  f"(the timer {after:.0f} s), {continued - at:.1f} s before the agent ran again")
+    return failures
+
+
 def main(argv):
     mode = argv[1]
     if mode == "fill":
@@ -601,6 +674,9 @@ def main(argv):
         failures = []
     elif mode == "stall":
         failures = stall(argv[2], int(argv[3]), int(argv[4]), argv[5], argv[6], int(argv[7]))
+    elif mode == "stall-silent":
+        failures = stall_silent(argv[2], int(argv[3]), int(argv[4]), argv[5], argv[6],
+                                float(argv[7]), float(argv[8]))
     elif mode == "guessers":
         failures = guessers(argv[2], int(argv[3]), argv[4], argv[5], int(argv[6]), int(argv[7]))
     elif mode == "guessers-restart":
