@@ -43,6 +43,13 @@ agent's own figures (its /metrics, its /proc entries), never a sleep standing in
       50 ms), however long after those the agent ran again (issue 39: a red team saw an
       interruption dated 9.8 s after the last packet after a 30 s stop).
 
+  hostile_clients.py stall-blind HOST PORT PID DB SOURCE SECONDS LOG
+      RTP from SOURCE to HOST:40006 until the agent reports it connected, then SIGSTOP for
+      SECONDS (longer than the capture ring's 6.4 s of light traffic) with the RTP flowing,
+      SIGCONT, and 8 s more. Passes when the peer had no interruption, disconnection or
+      recovery, the agent counts 0 lost (loopback loses nothing) though it captured fewer than
+      were sent, and its LOG says the capture was blind (issue 39).
+
   hostile_clients.py guessers HOST PORT USER PASSWORD GUESSERS SECONDS
       GUESSERS clients sending distinct wrong passwords for USER as fast as they are answered,
       and a scraper with the right password every 2 s, for SECONDS. Passes when every scrape
@@ -656,6 +663,72 @@ def stall_silent(host, port, pid, db, source, seconds, sending_seconds):
     return failures
 
 
+def stall_blind(host, port, pid, db, source, seconds, log):
+    """SIGSTOP for SECONDS with RTP from SOURCE flowing all along and on after SIGCONT: the
+    capture's ring overflows, the kernel drops what it cannot hold, and that gap is the
+    capture's blindness, not the peer's silence nor the network's loss (issue 39)."""
+    import json
+    sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sender.bind((source, 40000))
+    sent = 0
+
+    def pace(until):
+        nonlocal sent
+        while time.time() < until:
+            header = bytes([0x80, 0x00]) + (sent & 0xFFFF).to_bytes(2, "big") + (
+                (sent * 160) & 0xFFFFFFFF).to_bytes(4, "big")
+            sender.sendto(header + (0x61616161).to_bytes(4, "big") + bytes(160), (host, 40006))
+            sent += 1
+            time.sleep(max(0.0, started + sent * 0.02 - time.monotonic()))
+
+    def peer():
+        return next((p for p in api(host, port, "/api/v1/peers")["peers"]
+                     if p.get("peer") == source), None)
+
+    started = time.monotonic()
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        pace(time.time() + 1)
+        if sent >= 150 and (peer() or {}).get("state") == "connected":
+            break
+    else:
+        return [f"{source} never connected"]
+    stopped = time.time()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        pace(stopped + seconds)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    continued = time.time()
+    # On past the interrupted timer (4 s) after the agent runs again: 8 s.
+    pace(continued + 8)
+    time.sleep(2.5)  # the tick after the last packet: its figures in the API (2 s ticks)
+    seen = peer() or {}
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+    kinds = [row[0] for row in connection.execute(
+        "SELECT e.kind FROM events e JOIN peers p ON p.id = e.peer_id WHERE p.name = ? "
+        "AND e.time >= ? ORDER BY e.time", (source, stopped - 1))]
+    connection.close()
+    blind_lines = [line for line in open(log, errors="replace") if "was blind for" in line]
+    received, lost = seen.get("rx_packets_total"), seen.get("rx_lost_total")
+    print(f"     stall of {seconds} s with {source}'s RTP flowing: {sent} sent, {received} captured, "
+          f"{lost} lost by the agent's count; its events since the stop {kinds}; the log: "
+          f"{[line.strip()[:160] for line in blind_lines]}")
+    failures = []
+    if any(kind in ("interrupted", "disconnected", "recovered") for kind in kinds):
+        failures.append(f"{source}: {kinds} across the capture's blindness")
+    if lost != 0:
+        failures.append(f"{source}: {lost} lost where the network lost none (loopback)")
+    if received is None or received >= sent:
+        failures.append(f"{source}: {received} captured of {sent}: the ring never overflowed")
+    if not blind_lines:
+        failures.append("no 'was blind for' line in the agent's log")
+    if not failures:
+        print(f"ok   stall: {source} connected throughout, 0 lost; {sent - received} packets the "
+              f"kernel dropped were the capture's blindness")
+    return failures
+
+
 def main(argv):
     mode = argv[1]
     if mode == "fill":
@@ -674,6 +747,9 @@ def main(argv):
         failures = []
     elif mode == "stall":
         failures = stall(argv[2], int(argv[3]), int(argv[4]), argv[5], argv[6], int(argv[7]))
+    elif mode == "stall-blind":
+        failures = stall_blind(argv[2], int(argv[3]), int(argv[4]), argv[5], argv[6],
+                               float(argv[7]), argv[8])
     elif mode == "stall-silent":
         failures = stall_silent(argv[2], int(argv[3]), int(argv[4]), argv[5], argv[6],
                                 float(argv[7]), float(argv[8]))

@@ -80,6 +80,11 @@ public final class CaptureService: Service, Sendable {
     var linkUp: Bool?
     let clock = ContinuousClock()
     var nextLinkCheck = clock.now
+    // The kernel's drop count at the last look (nil: none yet on this capture), and the blind
+    // spans found so far (`reportBlindSpan`).
+    var droppedBefore: UInt64?
+    var blindSpans: Int64 = 0
+    var blindChecks = 0
     while !threads.isStopping {
       // The link state (a sysfs open and read) and the kernel's statistics (a getsockopt and
       // the shared state's lock) once per poll interval, not once per batch of packets: under
@@ -107,6 +112,21 @@ public final class CaptureService: Service, Sendable {
         }
       }
       guard let live = capture else { continue }
+      if housekeeping {
+        // Before reading on: drops the kernel counted since the last look leave a gap in what
+        // is read next, which the analyzer then takes for a blind span, not for silence or
+        // loss (`CaptureBlindness`).
+        let statistics = live.statistics()
+        if let dropped = statistics?.dropped {
+          if let before = droppedBefore, dropped > before {
+            let now = WallClock.now()
+            state.capture.withLock { $0.noticeCaptureDrops(interface: index, at: now) }
+            blindChecks = Self.blindSpanChecks
+          }
+          droppedBefore = dropped
+        }
+        markInterface(interface, capturing: true, statistics: statistics)
+      }
       do {
         // Wait outside the lock so the ticker and other captures get the analyzer meanwhile.
         let polled = WallClock.now().nanosecondsSinceEpoch
@@ -121,22 +141,43 @@ public final class CaptureService: Service, Sendable {
           }
           // A dispatch reads every packet readable: all stamped a block's time before the poll.
           progress.drained(position, since: polled - blockNanoseconds)
+          if blindChecks > 0 {
+            blindChecks -= 1
+            reportBlindSpan(interface, index: index, seen: &blindSpans)
+          }
         } else {
           // Nothing readable at the end of the wait: all stamped a block's time before it came.
           progress.drained(
             position, since: WallClock.now().nanosecondsSinceEpoch - blockNanoseconds)
         }
-        if housekeeping {
-          markInterface(interface, capturing: true, statistics: live.statistics())
-        }
       } catch {
         logger.error("\(error.description); re-opening when it returns")
         capture = nil
+        droppedBefore = nil
       }
     }
     if let live = capture {
       markInterface(interface, capturing: false, statistics: live.statistics())
     }
+  }
+
+  /// Reads after new drops that look for the blind span they left (the gap is among the first
+  /// packets read after them; a look takes the capture's lock once).
+  static let blindSpanChecks = 50
+
+  /// Logs a blind span the last read found on `interface` (`CaptureBlindness`): when the
+  /// capture saw nothing, and that no silence or loss of a peer was counted across it.
+  private func reportBlindSpan(_ interface: String, index: UInt8, seen: inout Int64) {
+    let (latest, count) = state.capture.withLock { $0.captureBlindSpan(interface: index) }
+    guard count != seen else { return }
+    seen = count
+    guard let latest, let end = latest.to else { return }
+    let seconds = (end.seconds(since: latest.from) * 10).rounded() / 10
+    logger.warning(
+      "capture on \(interface) was blind for \(seconds) s (the kernel dropped its packets: the agent was stopped or fell behind); no peer's silence or loss is counted across it",
+      metadata: [
+        "from": "\(latest.from.secondsSinceEpoch)", "to": "\(end.secondsSinceEpoch)",
+      ])
   }
 
   /// Reports a link that went down or came back at once: the engine marks the peers reached

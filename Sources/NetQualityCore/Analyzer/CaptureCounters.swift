@@ -48,6 +48,9 @@ public struct CaptureCounters: Sendable, Equatable, Encodable {
   /// negative as libpcap reads it): counted, and analysed at the latest record's time (among
   /// `frames`), so that they are neither lost packets nor jitter.
   public var badTimestampRecords: Int64 = 0
+  /// RTP sequence numbers a stream skipped across the live capture's blind spans
+  /// (`CaptureBlindSpan`): neither received nor lost, as far as the capture knows.
+  public var packetsSkippedWhileBlind: Int64 = 0
 
   public init() {}
 

@@ -73,6 +73,9 @@ public struct StreamAnalyzer: Sendable {
   /// the next boundary, and made by the first packet stamped at or after it.
   var armedCut: WindowCut?
   var madeCut: MadeCut?
+  /// Where the live capture was blind (the kernel dropped its packets): no silence or loss is
+  /// counted across it (`CaptureBlindness`).
+  var blindness = CaptureBlindness()
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
@@ -94,9 +97,22 @@ public struct StreamAnalyzer: Sendable {
     interface: UInt8
   ) {
     currentInterface = interface
+    let corrected = clock.correct(time)
+    blindness.observe(interface: interface, at: corrected.nanosecondsSinceEpoch)
     ingest(
-      frame: frame, originalLength: originalLength, linkType: linkType,
-      atCorrected: clock.correct(time))
+      frame: frame, originalLength: originalLength, linkType: linkType, atCorrected: corrected)
+  }
+
+  /// The kernel dropped packets of the live capture of `interface` (its statistics grew),
+  /// noticed at wall-clock `time` before the capture reads on: the gap in its packets this
+  /// leaves is a blind span (`CaptureBlindness`).
+  public mutating func noticeCaptureDrops(interface: UInt8, at time: CaptureTime) {
+    blindness.noticeDrops(interface: interface, at: correctedWallClock(time))
+  }
+
+  /// The latest blind span of `interface`'s capture, and how many there were in all.
+  public func captureBlindSpan(interface: UInt8) -> (latest: CaptureBlindSpan?, count: Int64) {
+    (blindness.latest(interface: interface), blindness.spanCount)
   }
 
   @inline(__always)
@@ -273,6 +289,15 @@ public struct StreamAnalyzer: Sendable {
       index = addStream(key)
     }
     let arrival = time.nanosecondsSinceEpoch
+    // The stream's first packet after the capture's blind span: its silence was the capture's.
+    if blindness.spanCount > 0, streams[index].packets > 0,
+      blindness.spanEnded(
+        interface: streams[index].interface, between: streams[index].lastArrivalNanoseconds,
+        and: arrival)
+    {
+      counters.packetsSkippedWhileBlind += streams[index].resumeAfterBlindness(
+        sequence: header.sequenceNumber, arrivalNanoseconds: arrival)
+    }
     // One in-place update of the stream per packet; the rare follow-ups come back as flags.
     let wireBytes = datagram.payloadOffset + wireLength
     let truncated = datagram.isTruncated

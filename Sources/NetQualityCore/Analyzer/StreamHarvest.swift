@@ -116,6 +116,9 @@ public struct StreamHarvest: Sendable {
   /// Facts of the addresses that have some (`Stream.senderFactsIndex`, `peerFactsIndex`).
   public var addresses: [AddressFacts] = []
   public var capture = CaptureCounters()
+  /// The capture's blind spans found since the previous harvest, and those still open
+  /// (`CaptureBlindSpan`).
+  public var blindSpans: [CaptureBlindSpan] = []
   /// The media experience of the streams that have one, and the RTCP feedback between each
   /// pair of addresses (`StreamAnalyzer+Media.swift`).
   public var media: [MediaHarvest] = []
@@ -239,6 +242,7 @@ extension StreamAnalyzer {
     harvest.forgotten = forget(silentSince: cutoff)
     compactIfSparse(remap: &harvest.remap)
     harvest.capture = captureCounters
+    harvest.blindSpans = blindness.take()
     harvest.signalling = takeSignalling()
     harvest.signallingCounters = calls.counters
     calls.tcp.forget(before: cutoff)

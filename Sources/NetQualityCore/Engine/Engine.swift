@@ -77,6 +77,12 @@ public struct Engine: Sendable {
     scorer.skipTicks(through: time)
   }
 
+  /// The kernel dropped packets of the capture of `interface`, noticed at `time` (see
+  /// `StreamAnalyzer.noticeCaptureDrops`).
+  public mutating func noticeCaptureDrops(interface: UInt8, at time: CaptureTime) {
+    analyzer.noticeCaptureDrops(interface: interface, at: time)
+  }
+
   /// A capture interface lost or regained its link (see `Scorer.linkChanged`).
   public mutating func linkChanged(interface: UInt8, up: Bool, at time: CaptureTime)
     -> [EngineEvent]

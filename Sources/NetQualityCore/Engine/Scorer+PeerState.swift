@@ -9,9 +9,20 @@ extension Scorer {
     // Liveness: anything from the peer, RTP, RTCP or a probe's answer. A peer that never sent
     // anything is judged by our first probe to it, or (a receive-only viewer without RTCP)
     // by our traffic to it.
-    let fromPeer = [window.rxLastArrival, window.lastRTCP, probe?.lastReplyAt].compactMap { $0 }
-      .max()
-    let activity = fromPeer ?? probe?.firstSentAt ?? window.txLastArrival ?? now
+    // What the capture heard last, through its blind spans: heard until it went blind is
+    // taken as heard until it could see again (`CaptureBlindSpan`).
+    let blind = captureBlindSpans(of: window.interfaces)
+    func heard(_ time: CaptureTime?) -> CaptureTime? {
+      guard let time, !blind.isEmpty else { return time }
+      for span in blind where span.hides(silenceSince: time, until: now) {
+        return min(span.to ?? now, now)
+      }
+      return time
+    }
+    let lastMedia = heard(window.rxLastArrival)
+    let lastRTCP = heard(window.lastRTCP)
+    let fromPeer = [lastMedia, lastRTCP, probe?.lastReplyAt].compactMap { $0 }.max()
+    let activity = fromPeer ?? probe?.firstSentAt ?? heard(window.txLastArrival) ?? now
     let resumedAt = [window.rxResumedAt, probe?.resumedAt].compactMap { $0 }.min()
     let (endedAt, endReason) = Self.end(
       of: window, sessionEnd: window.sessionEnd, activity: activity, now: now,
@@ -22,9 +33,9 @@ extension Scorer {
     // A peer that never sent RTP (a receive-only viewer) is alive by its RTCP alone, on the
     // same cadence, and never held.
     var control: ConnectionTracker.Control?
-    if let lastRTCP = window.lastRTCP, let allowance = window.rtcpAllowanceSeconds {
+    if let lastRTCP, let allowance = window.rtcpAllowanceSeconds {
       control = ConnectionTracker.Control(
-        lastMedia: window.rxLastArrival, lastRTCP: lastRTCP, allowanceSeconds: allowance)
+        lastMedia: lastMedia, lastRTCP: lastRTCP, allowanceSeconds: allowance)
     }
     var events: [EngineEvent] = []
     for (transition, time) in record.tracker.advance(
@@ -73,6 +84,12 @@ extension Scorer {
       return (max(end.time, activity), end.reason)
     }
     return (nil, nil)
+  }
+
+  /// The latest blind span of each of `interfaces`' captures (none, nearly always).
+  func captureBlindSpans(of interfaces: InterfaceSet) -> [CaptureBlindSpan] {
+    guard !captureBlind.isEmpty else { return [] }
+    return interfaces.compactMap { captureBlind[$0] }
   }
 
   /// When the last of `interfaces` went down, if every one of them is down now.

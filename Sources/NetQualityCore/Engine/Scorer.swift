@@ -24,6 +24,8 @@ public struct Scorer: Sendable {
   var previousTick: CaptureTime?
   /// Capture interfaces whose link is down, since when.
   var linksDown: [UInt8: CaptureTime] = [:]
+  /// Each capture interface's latest blind span (`CaptureBlindSpan`), from the harvests.
+  var captureBlind: [UInt8: CaptureBlindSpan] = [:]
   /// Events that happened between ticks (a link going down): the next tick reports them with
   /// its own, so every consumer of ticks sees them.
   var pendingEvents: [EngineEvent] = []
@@ -141,6 +143,7 @@ public struct Scorer: Sendable {
     let interval =
       previousTick.map { max(0, now.seconds(since: $0)) } ?? configuration.tickIntervalSeconds
     previousTick = now
+    for span in harvest.blindSpans { captureBlind[span.interface] = span }
     let tick = windowStreams(&harvest, now: now, interval: interval)
     let media = mediaTick(harvest, interval: interval)
     var events = pendingEvents

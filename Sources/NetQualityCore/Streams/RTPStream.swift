@@ -185,6 +185,15 @@ struct RTPStream {
     }
   }
 
+  /// The first packet after the capture's blind span (`CaptureBlindSpan`), `sequence` its
+  /// number: the stream's silence was the capture's, so it is no silence of the stream (no
+  /// resume, no outage) and the numbers it skipped are not lost (`SequenceTracker.skip(to:)`).
+  /// Record the packet itself next. Returns the sequence numbers skipped.
+  mutating func resumeAfterBlindness(sequence number: UInt16, arrivalNanoseconds: Int64) -> Int64 {
+    lastArrivalNanoseconds = arrivalNanoseconds
+    return sequence.skip(to: number)
+  }
+
   /// Sequence accounting of the first packet after a silence, remembering the sequence jump it
   /// makes as silence loss.
   private mutating func recordResume(_ header: RTPHeader) -> SequenceTracker.Outcome {

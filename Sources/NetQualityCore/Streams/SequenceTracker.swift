@@ -123,6 +123,27 @@ public struct SequenceTracker: Sendable {
     return .late
   }
 
+  /// The capture was blind between the last packet and the next, whose number is `sequence`
+  /// (`CaptureBlindSpan`): the run closes at the highest number and a new one starts just
+  /// before `sequence`, so the numbers between count neither as expected nor as lost (RFC 3550
+  /// A.1's resynchronisation, without a restart: the sender did not restart). A number at or
+  /// behind the highest changes nothing. Record the packet itself next. Returns how many
+  /// numbers were skipped.
+  @discardableResult
+  public mutating func skip(to sequence: UInt16) -> Int64 {
+    guard maxExtended >= 0 else { return 0 }
+    let forward = sequence &- UInt16(truncatingIfNeeded: maxExtended)
+    guard forward > 1, forward <= UInt16.max - Self.maxMisorder else { return 0 }
+    let extended = maxExtended + Int64(forward)
+    expectedBeforeRestart += maxExtended - baseExtended + 1
+    window = 0
+    baseExtended = extended
+    maxExtended = extended - 1
+    badSequence = -1
+    currentLossBurst = 0
+    return Int64(forward) - 1
+  }
+
   /// The loss burst still open at the end of the window, included in `longestLossBurst` at
   /// report time.
   public var longestLossBurstIncludingWindow: Int64 {
