@@ -31,12 +31,14 @@ test:
 test-quick:
 	@scripts/test.sh bootstrap build unit-tests lint
 
-# Formatting, the module graph of docs/architecture.md (every edge between our modules), and
-# every relative link and anchor of README.md and docs/*.md.
+# Formatting, the module graph of docs/architecture.md (every edge between our modules),
+# every relative link and anchor of README.md and docs/*.md, and every e2e/ path the tree names
+# (and every e2e stage script a stage of scripts/test.sh).
 lint:
 	swift format lint --strict -r Sources Tests Fuzz/Sources Plugins Package.swift
 	python3 scripts/check-module-graph.py
 	python3 scripts/check-doc-links.py
+	python3 scripts/check-e2e-paths.py
 
 fuzz:
 	scripts/fuzz.sh $${FUZZ_SECONDS:-300}
