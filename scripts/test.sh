@@ -116,6 +116,30 @@ after=(
   "e2e-package|600|e2e/package.sh"
 )
 
+# Every stage's script must be here before anything runs. A stage whose script was missing used
+# to be skipped without a word, so a script moved or renamed without its line here would have
+# dropped its stage from CI silently; now the run fails at once, naming it
+# (scripts/check-e2e-paths.py, in `make lint`, says the same without a run).
+stage_script() {  # COMMAND: its program, past `env` and its VAR=VALUE words
+  local word
+  for word in $1; do
+    case $word in env | *=*) continue ;; esac
+    echo "$word"
+    return
+  done
+}
+missing=()
+for stage in "${before[@]}" "${host_lane[@]}" "${lane_a[@]}" "${lane_b[@]}" "${after[@]}"; do
+  [[ $stage == *"|"* ]] || continue
+  script=$(stage_script "${stage##*|}")
+  if [[ $script == */* ]] && [ ! -x "$script" ]; then missing+=("${stage%%|*}: $script"); fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  printf 'netquality: error: a stage names no such script (or one not executable): %s\n' \
+    "${missing[@]}" >&2
+  exit 1
+fi
+
 selected=("$@")
 started=$(date +%s)
 results=$(mktemp -d)
@@ -240,7 +264,6 @@ run_lane() {  # STAGE...
   for stage in "$@"; do
     IFS='|' read -r name seconds command <<<"$stage"
     wanted "$name" || continue
-    if [[ $command == e2e/* ]] && [ ! -e "${command%% *}" ]; then continue; fi
     # shellcheck disable=SC2086  # the command is words on purpose
     run_stage "$name" "$seconds" $command >"$results/$name.log" 2>&1
     flock "$results/.print" cat "$results/$name.log"
@@ -256,7 +279,6 @@ run_in_order() {  # STAGE...: straight through, output as it comes
       release-wait) wait_for_release; continue ;;
     esac
     wanted "$name" || continue
-    if [[ $command == e2e/* ]] && [ ! -e "${command%% *}" ]; then continue; fi
     # Selected alone, install still waits for a release build started earlier.
     [ "$name" = install ] && wait_for_release
     # shellcheck disable=SC2086  # the command is words on purpose
@@ -304,11 +326,8 @@ for stage in "${before[@]}" "${host_lane[@]}" "${lane_a[@]}" "${lane_b[@]}" "${a
   if [ -e "$results/$name" ]; then
     IFS='|' read -r verdict seconds why cpu <"$results/$name"
   else
-    verdict="not run" seconds=- why="" cpu=-
-    # A stage a failed build kept from running, or one whose script is not here.
-    command=${stage##*|}
-    if [[ $command == e2e/* ]] && [ ! -e "${command%% *}" ]; then continue; fi
-    why="an earlier stage failed"
+    # A stage a failed build kept from running.
+    verdict="not run" seconds=- why="an earlier stage failed" cpu=-
   fi
   printf '%-24s %-9s %7s %7s\n' "$name" "$verdict" "$seconds" "$cpu"
   [ "$verdict" = passed ] || failed+=("$name${why:+ ($why)}")
