@@ -5,7 +5,7 @@
 # installed configuration, an edited configuration never overwritten, the unit's paths
 # following PREFIX, `systemd-analyze verify` silent on it (and not on a broken copy: the check
 # can fail), uninstall removing all but the configuration. The release build is made once, in
-# .build-install (about 4 minutes on 2 cores); e2e/systemd-unit.sh installs it again.
+# .build-install (about 4 minutes on 2 cores); e2e/install/systemd-unit.sh installs it again.
 #
 #   scripts/check-install.sh
 set -euo pipefail

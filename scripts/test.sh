@@ -57,63 +57,63 @@ before=(
 host_lane=(
   "unit-tests|900|swift test --disable-swift-testing --skip-build"
   "lint|300|make --no-print-directory lint"
-  "e2e-history-crash|360|e2e/history-crash.sh"
-  "e2e-history-faults|300|e2e/history-faults.sh"
+  "e2e-history-crash|360|e2e/history/history-crash.sh"
+  "e2e-history-faults|300|e2e/history/history-faults.sh"
   "fuzz|600|scripts/fuzz.sh ${FUZZ_SECONDS:-60}"
 )
 # Split by their durations on a slow 2-core machine (about 500 s each; the host lane about 650).
 lane_a=(
-  "e2e-real-traffic|600|e2e/real-traffic.sh"
-  "e2e-real-clients-webrtc|360|e2e/real-clients-webrtc.sh"
-  "e2e-alerts|300|e2e/alerts.sh"
-  "e2e-impair-relay|300|e2e/impair-relay-check.sh"
-  "e2e-agent-prometheus|300|e2e/agent-prometheus.sh"
-  "e2e-prometheus-kit|240|e2e/prometheus-kit.sh"
-  "e2e-sip-flood|240|e2e/sip-flood.sh"
+  "e2e-real-traffic|600|e2e/media/real-traffic.sh"
+  "e2e-real-clients-webrtc|360|e2e/clients/real-clients-webrtc.sh"
+  "e2e-alerts|300|e2e/alerts/alerts.sh"
+  "e2e-impair-relay|300|e2e/probes/impair-relay-check.sh"
+  "e2e-agent-prometheus|300|e2e/prometheus/agent-prometheus.sh"
+  "e2e-prometheus-kit|240|e2e/prometheus/prometheus-kit.sh"
+  "e2e-sip-flood|240|e2e/calls/sip-flood.sh"
   # A SIP call through Debian's rtpengine (userspace), drops on each hop: where the loss
   # happened, against nftables (issue 38).
-  "e2e-relay-rtpengine|240|e2e/relay-rtpengine.sh"
+  "e2e-relay-rtpengine|240|e2e/calls/relay-rtpengine.sh"
 )
 lane_b=(
-  "e2e-real-clients-sip|420|e2e/real-clients-sip.sh"
-  "e2e-probes-truth|420|e2e/probes-truth.sh"
-  "e2e-calls-sipp|300|e2e/calls-sipp.sh"
-  "e2e-stamp-wire-safety|300|e2e/stamp-wire-safety.sh"
-  "e2e-http-limits|300|e2e/http-limits.sh"
-  "e2e-fleet|240|e2e/fleet.sh"
-  "e2e-agent-alertmanager|180|e2e/agent-alertmanager.sh"
-  "e2e-web-security|300|e2e/web-security.sh"
-  "e2e-on-call-views|180|e2e/on-call-views.sh"
-  "e2e-top-tmux|180|e2e/top-tmux.sh"
+  "e2e-real-clients-sip|420|e2e/clients/real-clients-sip.sh"
+  "e2e-probes-truth|420|e2e/probes/probes-truth.sh"
+  "e2e-calls-sipp|300|e2e/calls/calls-sipp.sh"
+  "e2e-stamp-wire-safety|300|e2e/probes/stamp-wire-safety.sh"
+  "e2e-http-limits|300|e2e/hostile/http-limits.sh"
+  "e2e-fleet|240|e2e/prometheus/fleet.sh"
+  "e2e-agent-alertmanager|180|e2e/alerts/agent-alertmanager.sh"
+  "e2e-web-security|300|e2e/web/web-security.sh"
+  "e2e-on-call-views|180|e2e/web/on-call-views.sh"
+  "e2e-top-tmux|180|e2e/web/top-tmux.sh"
   # A SIP call captured live by the agent and by tcpdump: the same ticks, events and calls from
   # the agent and from `analyze` of the file (issue 38: live windows cut at the packets' times).
-  "e2e-live-offline|180|e2e/live-offline.sh"
+  "e2e-live-offline|180|e2e/calls/live-offline.sh"
 )
 after=(
   "release-wait"  # not a stage: the tail runs alone, once the release build has ended
   # Every scrape within 1 s beside 200 password guessers: the agent's latency with the cores to
   # itself and its attackers (in a lane, beside the unit tests and another stage each in a
   # scheduling group of its own, one scrape took 1.11 s).
-  "e2e-hostile|330|e2e/hostile.sh"
+  "e2e-hostile|330|e2e/hostile/hostile.sh"
   # Two Chromiums' getStats() and tshark against the agent tick by tick, freeze by freeze: in
   # a lane it failed in three of five CI runs, a different check each time (two checks since
   # corrected, and an agent bug since fixed: frames whose only copy came as a repeat ahead of
   # the media), so it runs here, on the debug build, alone.
-  "e2e-media-truth|480|e2e/media-truth.sh"
+  "e2e-media-truth|480|e2e/media/media-truth.sh"
   "install|900|scripts/check-install.sh"
   # Its benchmark is built on install's release build (only its own module is compiled).
   "allocations|600|scripts/check-allocations.sh"
   # 1,000 targets at 20/s is a claim about the release build (a debug agent on a slow 2-core
   # machine missed 42,192 sends): the binary `make install` built, on a machine otherwise idle.
-  "e2e-probes-scale|300|env NETQUALITY_RELEASE=1 e2e/probes-scale.sh"
+  "e2e-probes-scale|300|env NETQUALITY_RELEASE=1 e2e/scale/probes-scale.sh"
   # 3,000 distinct peers at once, 300 new ones a second, for 60 s: every tick on its grid
   # within 200 ms and out within 1 s, requests within 1 s, SIGTERM within 5 s (issue 37): the
   # release build's claim, on a machine otherwise idle.
-  "e2e-peers-scale|300|e2e/peers-scale.sh"
-  "e2e-systemd-unit|600|e2e/systemd-unit.sh"
+  "e2e-peers-scale|300|e2e/scale/peers-scale.sh"
+  "e2e-systemd-unit|600|e2e/install/systemd-unit.sh"
   # `make dist` from the release build, its package installed, upgraded and purged by dpkg in a
   # container without the toolchain (systemd as its PID 1).
-  "e2e-package|600|e2e/package.sh"
+  "e2e-package|600|e2e/install/package.sh"
 )
 
 # Every stage's script must be here before anything runs. A stage whose script was missing used

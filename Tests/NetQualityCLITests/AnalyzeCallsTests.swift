@@ -4,7 +4,7 @@ import XCTest
 /// `analyze --calls` on the shared captures that carry SIP agrees with tshark 4.0.17's SIP
 /// dissector: the same Call-IDs (one call each), the same final status to the INVITE, an end
 /// reason that matches the BYE's sender, and the streams bound by the calls' SDP. The expected
-/// table is what `python3 e2e/calls_tshark.py CAPTURE AGENT.json` builds from
+/// table is what `python3 e2e/calls/calls_tshark.py CAPTURE AGENT.json` builds from
 /// `tshark -Y sip -T fields -e sip.Call-ID -e sip.Method -e sip.Status-Code -e sip.CSeq.method`.
 extension CommandLineTests {
   /// Call-ID: final status (nil: none), end reason, streams bound.

@@ -70,7 +70,7 @@ struct VideoFrameTracker: Sendable {
   /// The frame may be older than the current one (a NACK's repair) or newer: libwebrtc's
   /// payload padding repeats the newest packets it sent, so when the newest frame was lost
   /// its copy can arrive before the media's next frame, and the receiver counts and renders it
-  /// (a Chromium H.264 call at 5 % loss: 2 such frames in 18 s, e2e/media-truth.sh).
+  /// (a Chromium H.264 call at 5 % loss: 2 such frames in 18 s, e2e/media/media-truth.sh).
   mutating func noteRetransmission(timestamp packetTimestamp: UInt32, arrivalNanoseconds: Int64) {
     guard hasFrame, packetTimestamp != timestamp else { return }
     // Behind, only a frame between the oldest one remembered and the current one can be told

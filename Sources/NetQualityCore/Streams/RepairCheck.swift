@@ -20,7 +20,7 @@ struct RepairCheck {
   static let packetsToDecide: UInt8 = 8
   /// Packets at the sibling's pace (or ahead) before a stream with no packet behind is media:
   /// the counter's range. libwebrtc's start-of-call payload padding was 7 or 8 packets in the
-  /// e2e runs (e2e/media-truth.sh); a simulcast layer sends 255 packets in a second or two.
+  /// e2e runs (e2e/media/media-truth.sh); a simulcast layer sends 255 packets in a second or two.
   static let packetsAtPaceToDecide: UInt8 = .max
   /// How far back a repaired packet may be. Senders keep a short history to retransmit from:
   /// libwebrtc's RtpPacketHistory at least 1 s (`kMinPacketDurationMs`, 3 RTTs when longer),

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# End to end of the Alertmanager push: a GStreamer G.711 call with RTCP both ways between two
+# network namespaces, `netquality run` capturing live on the receiver's veth and pushing its
+# alerts to a real Alertmanager (Debian's package), which notifies a webhook receiver with
+# send_resolved — all on the receiver namespace's loopback. Checks: a full drop on the
+# sender's egress makes the peer disconnect and Alertmanager list peer_disconnected (labels,
+# annotations, an end a few resend intervals ahead) and the webhook get it firing; the agent
+# resends it; removing the drop resolves it (no longer listed, a `resolved` notification at
+# the webhook, ended in the past); with Alertmanager stopped the agent logs one failure line
+# however often it retries, and once Alertmanager is back it delivers the alert and logs one
+# recovery line; `promtool check metrics` finds nothing wrong with the agent's scrape. Timers
+# are shortened (disconnected after 6 s, resend every 5 s) to keep the run short.
+#
+#   e2e/alerts/agent-alertmanager.sh      (root; skips with a reason otherwise)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+source e2e/lib.sh
+skip_without_namespaces "e2e alertmanager" "network namespaces, nftables and live capture"
+scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+  gstreamer1.0-plugins-ugly nftables iproute2 prometheus prometheus-alertmanager python3
+build_product netquality
+netquality=$PWD/.build/debug/netquality
+check_py=$PWD/e2e/alertmanager_check.py
+
+tag=nqam$$
+subnet=10.206.0
+source e2e/netns.sh
+in_receiver() { ip netns exec "$receiver" "$@"; }
+am() { in_receiver python3 "$check_py" "$@"; }
+peer=10.206.0.1
+
+
+# The webhook receiver Alertmanager notifies, firing and resolved.
+spawn ip netns exec "$receiver" python3 "$check_py" webhook 19095 "$work/webhook.jsonl"
+pids+=($!)
+touch "$work/webhook.jsonl"
+
+# The shipped example (routes, the inhibit rule) is a configuration Alertmanager accepts.
+check "amtool check-config accepts config/alertmanager.yml" \
+  amtool check-config config/alertmanager.yml
+
+cat >"$work/alertmanager.yml" <<YAML
+route:
+  receiver: webhook
+  group_by: [alertname, peer]
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: 1h
+receivers:
+  - name: webhook
+    webhook_configs:
+      - url: http://127.0.0.1:19095/
+        send_resolved: true
+YAML
+start_alertmanager() {
+  spawn ip netns exec "$receiver" prometheus-alertmanager --config.file="$work/alertmanager.yml" \
+    --storage.path="$work/alertmanager" --web.listen-address=127.0.0.1:19093 \
+    --cluster.listen-address= >>"$work/alertmanager.log" 2>&1
+  alertmanager_pid=$!
+  pids+=($alertmanager_pid)
+  am ready http://127.0.0.1:19093/-/ready 30 || { tail -20 "$work/alertmanager.log"; exit 1; }
+}
+start_alertmanager
+
+cat >"$work/netquality.yaml" <<YAML
+interfaces: [${tag}vb]
+local_networks: [$subnet.2/32]
+listen: "127.0.0.1:19472"
+timers: {interrupted: 2, disconnected: 6, timeout: 120}
+dashboard_file: "$work/dashboard.txt"
+storage: {enabled: false}
+alertmanager:
+  url: "http://127.0.0.1:19093"
+  timeout_seconds: 2
+  resend_interval_seconds: 5
+  labels: {site: e2e}
+YAML
+in_receiver "$netquality" check-config "$work/netquality.yaml" >/dev/null
+spawn ip netns exec "$receiver" "$netquality" run --config "$work/netquality.yaml" 2>"$work/agent.log"
+agent_pid=$!
+pids+=($agent_pid)
+am ready http://127.0.0.1:19472/-/ready 30 || { cat "$work/agent.log"; exit 1; }
+
+spawn_call_receiver "$work/receiver.log"
+pids+=($!)
+spawn_call_sender "$work/sender.log"
+pids+=($!)
+
+metric() { am metric "$1"; }
+connected() { [ "$(metric "netquality_peer_connection_state{peer=\"$peer\",state=\"connected\"}")" = 1 ]; }
+sent() { metric "netquality_alertmanager_notifications_sent_total{alertmanager=\"http://127.0.0.1:19093\"}"; }
+set_drop() {  # the full drop (RTP and RTCP) on, or off
+  if [ "$1" = on ]; then
+    printf '%s\n' "flush chain netdev nqloss egress" "add rule netdev nqloss egress meta l4proto udp drop" | nft_sender -f -
+  else
+    nft_sender flush chain netdev nqloss egress
+  fi
+}
+
+check "the call is up: the agent sees $peer connected" wait_until 30 "$peer connected" connected
+
+# 1. An outage: Alertmanager lists the alert, the webhook gets it firing, the agent resends it.
+set_drop on
+silent=$(date +%s.%N)
+check "Alertmanager lists peer_disconnected for $peer: labels, annotations, times" \
+  am alert "$peer" 30 "$silent"
+check "the webhook got it firing" am notified firing "$peer" "$work/webhook.jsonl" 10
+sent_then=$(sent)
+resent() { [ "$(sent)" -gt "$sent_then" ]; }
+check "the agent resends the firing alert (sent: $sent_then, then more within 12 s)" \
+  wait_until 12 "a resend" resent
+
+# 2. Recovery: resolved in Alertmanager and at the webhook.
+set_drop off
+back=$(date +%s.%N)
+check "Alertmanager no longer lists it once the peer is back" am gone "$peer" 30
+check "the webhook got it resolved (send_resolved), ended when traffic came back" \
+  am notified resolved "$peer" "$work/webhook.jsonl" 15 "$back"
+
+# 3. Alertmanager down during an outage: one failure line, then delivered once it is back.
+stop_process "$alertmanager_pid"
+set_drop on
+silent=$(date +%s.%N)
+down() { [ "$(metric "netquality_alertmanager_up{alertmanager=\"http://127.0.0.1:19093\"}")" = 0 ]; }
+check "the agent sees Alertmanager down" wait_until 30 "a failed post" down
+failed_now() {
+  metric "netquality_alertmanager_notifications_failed_total{alertmanager=\"http://127.0.0.1:19093\"}"
+}
+retried() { [ "$(failed_now)" -ge 2 ]; }
+check "the agent retries while it is down (2 or more failed alerts within 15 s)" \
+  wait_until 15 "a retry" retried
+echo "     failed alerts so far: $(failed_now)"
+start_alertmanager
+check "once Alertmanager is back it lists the alert" am alert "$peer" 30 "$silent"
+recovered() { grep -q "alertmanager http://127.0.0.1:19093: delivering again after" "$work/agent.log"; }
+check "the agent logs its recovery" wait_until 10 "the recovery line" recovered
+failing_lines=$(grep -c "alertmanager http://127.0.0.1:19093: cannot deliver alerts" "$work/agent.log" || true)
+check "one failure line for the whole outage of Alertmanager ($failing_lines)" [ "$failing_lines" = 1 ]
+set_drop off
+check "and resolved again once the peer is back" am gone "$peer" 30
+
+in_receiver python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:19472/metrics", timeout=5).read().decode(), end="")' >"$work/scrape.txt"
+check "promtool check metrics is clean on a scrape" promtool check metrics <"$work/scrape.txt"
+for family in notifications_sent_total notifications_failed_total notifications_dropped_total \
+  queue_length queue_capacity active_alerts up request_duration_seconds_count; do
+  check "netquality_alertmanager_$family exported" grep -q "^netquality_alertmanager_$family" "$work/scrape.txt"
+done
+dropped=$(grep -E '^netquality_alertmanager_notifications_dropped_total' "$work/scrape.txt" | awk '{s += $2} END {print s + 0}')
+check "nothing dropped ($dropped)" [ "$dropped" = 0 ]
+
+# A clean stop: the final flush leaves nothing behind.
+stop_process "$agent_pid"
+check "the agent stopped without unsent alerts" bash -c "! grep -q 'unsent' '$work/agent.log'"
+
+if [ "$failures" -ne 0 ]; then
+  echo "agent log:"; tail -30 "$work/agent.log"
+  echo "alertmanager log:"; tail -10 "$work/alertmanager.log"
+  exit 1
+fi
+echo "all alertmanager e2e checks passed"
