@@ -23,8 +23,9 @@ import pathlib
 import re
 import sys
 
-# A path into e2e/, not part of a longer word or path ($work/e2e/..., foo-e2e/...).
-PATH = re.compile(r"(?<![\w$./-])((?:\.\./)*e2e/[\w./*-]*)")
+# A path into e2e/, not part of a longer word (foo-e2e/...). One after a folder is taken from
+# the repository's root too: the stage scripts run there, so `$PWD/e2e/...` is one of ours.
+PATH = re.compile(r"(?<![\w-])((?:\.\./)*e2e/[\w./*-]*)")
 STAGE = re.compile(r'^\s*"([\w-]+)\|\d+\|([^"]*)"')
 SHARED = {"e2e/lib.sh", "e2e/netns.sh"}
 SKIPPED_DIRS = {".git", ".build", ".build-install", ".swiftpm", "node_modules"}

@@ -21,7 +21,7 @@ scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-p
   gstreamer1.0-plugins-ugly nftables iproute2 prometheus prometheus-alertmanager python3
 build_product netquality
 netquality=$PWD/.build/debug/netquality
-check_py=$PWD/e2e/alertmanager_check.py
+check_py=$PWD/e2e/alerts/alertmanager_check.py
 
 tag=nqam$$
 subnet=10.206.0

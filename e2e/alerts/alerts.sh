@@ -35,7 +35,7 @@ scripts/bootstrap.sh gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-p
   python3-yaml
 build_product netquality
 netquality=$PWD/.build/debug/netquality
-check_py=$PWD/e2e/alerts_check.py
+check_py=$PWD/e2e/alerts/alerts_check.py
 stage_started=$(date +%s.%N)
 
 tag=nqal$$

@@ -25,7 +25,7 @@ scripts/bootstrap.sh python3 iproute2 util-linux
 build_product netquality-impair
 relay_binary=$PWD/.build/debug/netquality-impair
 python=/usr/bin/python3
-ends=$PWD/e2e/impair_udp.py
+ends=$PWD/e2e/probes/impair_udp.py
 
 # Unique per run, so two runs on one machine do not meet (interface names stay under 16 bytes).
 tag=nqi$$

@@ -55,7 +55,7 @@ build_product netquality
 build_product netquality-impair
 netquality=$PWD/.build/debug/netquality
 relay_binary=$PWD/.build/debug/netquality-impair
-checker=$PWD/e2e/probes_truth.py
+checker=$PWD/e2e/probes/probes_truth.py
 
 # Unique per run, so two runs on one machine do not meet (interface names stay under 16 bytes).
 tag=nqt$$

@@ -38,7 +38,7 @@ skip_without_namespaces "STAMP wire and safety check" "network namespaces and ca
 scripts/bootstrap.sh tshark tcpdump prometheus python3 iproute2 nftables
 build_product netquality
 netquality=$PWD/.build/debug/netquality
-helper=$PWD/e2e/stamp_safety.py
+helper=$PWD/e2e/probes/stamp_safety.py
 
 # Unique per run, so two runs on one machine do not meet (interface names stay under 16 bytes).
 tag=nqs$$

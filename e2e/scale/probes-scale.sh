@@ -40,7 +40,7 @@ else
   build_product netquality
   netquality=$PWD/.build/debug/netquality
 fi
-checker=$PWD/e2e/probes_scale.py
+checker=$PWD/e2e/scale/probes_scale.py
 seconds=${SECONDS_UNDER_LOAD:-60}
 irtt_seconds=${IRTT_SECONDS:-20}
 
