@@ -187,7 +187,7 @@ run_for 60 "$netquality" calls --db "$work/history.db" --from 0 --lost-in relay 
   >"$work/lost-in-relay.json"
 # The round trips' truth, from the capture: each report matched with the sender report it
 # echoes on the same hop (relay_call.py round-trips: RFC 3550 section 6.4.1).
-python3 e2e/relay_call.py round-trips "$work/relay.pcap" >"$work/round-trips.json"
+python3 e2e/calls/relay_call.py round-trips "$work/relay.pcap" >"$work/round-trips.json"
 
 # --- the checks ---------------------------------------------------------------------------------
 up=$(counted "$ns_a" netdev nqup dropped)
