@@ -157,6 +157,20 @@ check "Prometheus sees level 6 after the link went down" \
   http wait "netquality_peer_quality_level{$peer,direction=\"rx\"}" 6 10
 check "netquality_link_up is 0 for the interface" http wait "netquality_link_up{interface=\"${tag}vb\"}" 0 10
 echo "     link down to level 6 in $(python3 -c "import time; print(round(time.time() - $link_down, 1))") s"
+# The dashboard's sink writes a tick's frame after /metrics has it: wait for the first frame
+# stamped after the link went down (below) before reading the file, the link still down (up
+# before that tick, the peer is rightly connected again in it).
+frame_after_link_down() {
+  python3 - "$work/dashboard.txt" "$link_down" <<'PY'
+import datetime, re, sys
+text = open(sys.argv[1]).read()
+stamps = [datetime.datetime.strptime(f.split()[0], "%Y-%m-%dT%H:%M:%S.%fZ")
+          .replace(tzinfo=datetime.timezone.utc).timestamp()
+          for f in re.split(r"^=== ", text, flags=re.M)[1:] if f.split()]
+sys.exit(0 if any(t > float(sys.argv[2]) + 0.4 for t in stamps) else 1)
+PY
+}
+wait_until 10 "the dashboard's first frame after the link went down" frame_after_link_down || true
 ip -n "$sender" link set "${tag}va" up
 
 python3 - "$work/dashboard.txt" "$drop_start" "$link_down" <<'PY' || failures=$((failures + 1))
