@@ -153,6 +153,52 @@ check "nothing dropped ($dropped)" [ "$dropped" = 0 ]
 stop_process "$agent_pid"
 check "the agent stopped without unsent alerts" bash -c "! grep -q 'unsent' '$work/agent.log'"
 
+# 4. The shipped example route (config/alertmanager.yml, unchanged; its receivers' webhook at
+# 127.0.0.1:9095, here in the namespace) pages a 20 s blackout: with the agent's default timers
+# and the peer_interrupted rule the file documents, peer_interrupted fires 4 s in and is
+# resolved at 12 s (disconnected); its route's group_wait of 2 s notifies it as a warning.
+# (peer_disconnected's group, 30 s, is all resolved at its first flush: it pages nothing.)
+spawn ip netns exec "$receiver" python3 "$check_py" webhook 9095 "$work/shipped-webhook.jsonl"
+pids+=($!)
+touch "$work/shipped-webhook.jsonl"
+spawn ip netns exec "$receiver" prometheus-alertmanager --config.file=config/alertmanager.yml \
+  --storage.path="$work/alertmanager-shipped" --web.listen-address=127.0.0.1:19094 \
+  --cluster.listen-address= >>"$work/alertmanager-shipped.log" 2>&1
+pids+=($!)
+am ready http://127.0.0.1:19094/-/ready 30 || { tail -20 "$work/alertmanager-shipped.log"; exit 1; }
+cat >"$work/shipped.yaml" <<YAML
+interfaces: [${tag}vb]
+local_networks: [$subnet.2/32]
+listen: "127.0.0.1:19473"
+storage: {enabled: false}
+alerts:
+  rules:
+    - {name: peer_interrupted, metric: state, op: "==", threshold: 2, for_ticks: 1,
+       severity: warning}
+alertmanager:
+  url: "http://127.0.0.1:19094"
+YAML
+in_receiver "$netquality" check-config "$work/shipped.yaml" >/dev/null
+spawn ip netns exec "$receiver" "$netquality" run --config "$work/shipped.yaml" 2>"$work/shipped-agent.log"
+shipped_pid=$!
+pids+=($shipped_pid)
+am ready http://127.0.0.1:19473/-/ready 30 || { cat "$work/shipped-agent.log"; exit 1; }
+connected_shipped() {
+  in_receiver python3 -c "
+import json, sys, urllib.request
+peers = json.load(urllib.request.urlopen('http://127.0.0.1:19473/api/v1/peers', timeout=2))['peers']
+sys.exit(0 if any(p['peer'] == '$peer' and p['state'] == 'connected' for p in peers) else 1)"
+}
+check "the second agent sees $peer connected" wait_until 30 "$peer connected" connected_shipped
+set_drop on
+blackout=$(date +%s.%N)
+sleep 20  # the blackout's length: the experiment, not a wait for an event
+set_drop off
+check "the shipped route pages the 20 s blackout: peer_interrupted firing through oncall-warning" \
+  am paged peer_interrupted "$peer" oncall-warning "$work/shipped-webhook.jsonl" 15
+echo "     (blackout began $(python3 -c "import time; print(round(time.time() - $blackout, 1))") s ago)"
+stop_process "$shipped_pid"
+
 if [ "$failures" -ne 0 ]; then
   echo "agent log:"; tail -30 "$work/agent.log"
   echo "alertmanager log:"; tail -10 "$work/alertmanager.log"

@@ -12,6 +12,9 @@
                                 waits until the webhook got peer_disconnected for PEER with
                                 STATUS (firing or resolved); a resolved one must end after
                                 BACK (the Unix time traffic came back) and in the past
+  paged ALERTNAME PEER RECEIVER FILE SECONDS
+                                waits until the webhook got ALERTNAME for PEER firing through
+                                RECEIVER (the route that chose it: Alertmanager names it)
 Every wait has its deadline; a failed check prints why and exits 1.
 """
 
@@ -112,6 +115,29 @@ def check_notified(status, peer, path, seconds, back=None):
     return 0
 
 
+def check_paged(alertname, peer, receiver, path, seconds):
+    def paged():
+        with open(path) as lines:
+            for line in lines:
+                message = json.loads(line)
+                for alert in message["alerts"]:
+                    if (alert["status"] == "firing"
+                            and alert["labels"].get("alertname") == alertname
+                            and alert["labels"].get("peer") == peer):
+                        return message["receiver"], alert
+        return None
+
+    found = wait(seconds, paged)
+    if not isinstance(found, tuple):
+        print(f"FAIL no firing notification of {alertname} for {peer} at the webhook")
+        return 1
+    print(f"     webhook: {alertname} firing through {found[0]}, startsAt {found[1]['startsAt']}")
+    if found[0] != receiver:
+        print(f"FAIL {alertname} went to {found[0]}, not {receiver}")
+        return 1
+    return 0
+
+
 def main():
     command = sys.argv[1]
     if command == "webhook":
@@ -127,6 +153,8 @@ def main():
         sys.exit(check_alert(sys.argv[2], float(sys.argv[3]), float(sys.argv[4])))
     elif command == "gone":
         sys.exit(check_gone(sys.argv[2], float(sys.argv[3])))
+    elif command == "paged":
+        sys.exit(check_paged(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6])))
     elif command == "notified":
         back = float(sys.argv[6]) if len(sys.argv) > 6 else None
         sys.exit(check_notified(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), back))
