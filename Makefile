@@ -66,11 +66,13 @@ INSTALL_BUILD := .build-install
 CONFIG_FILE := $(SYSCONFDIR)/netquality/netquality.yaml
 RULES := $(filter-out %-test.yml,$(wildcard config/rules/*.yml))
 # The runbook's address in the installed rules' runbook_url and the configuration's
-# alerts.runbook_url: where this install puts docs/runbook.md, unless you publish it where your
-# on-call reads it (RUNBOOK_URL=https://wiki.example.net/netquality/runbook).
-RUNBOOK_URL ?= file://$(DATADIR)/docs/runbook.md
-SHIPPED_RUNBOOK_URL := file:///usr/local/share/netquality/docs/runbook.md
-with_runbook = sed -e 's|$(SHIPPED_RUNBOOK_URL)|$(RUNBOOK_URL)|g' '$(1)' >'$(2)' && chmod 0644 '$(2)'
+# alerts.runbook_url: by default each agent's own page (GET /runbook, docs/runbook.md built in,
+# at the alert's instance), unless you publish it where your on-call reads it
+# (RUNBOOK_URL=https://wiki.example.net/netquality/runbook).
+RUNBOOK_URL ?=
+SHIPPED_RUNBOOK_URL := http://{{ $$labels.instance }}/runbook
+with_runbook = $(if $(RUNBOOK_URL),sed -e 's|$(SHIPPED_RUNBOOK_URL)|$(RUNBOOK_URL)|g' \
+	-e 's|^  runbook_url: ""|  runbook_url: "$(RUNBOOK_URL)"|',cat) '$(1)' >'$(2)' && chmod 0644 '$(2)'
 
 DASHBOARDS := $(wildcard dashboards/*.json dashboards/README.md)
 DOCS := $(wildcard docs/*.md)

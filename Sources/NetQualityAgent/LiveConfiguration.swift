@@ -167,7 +167,8 @@ public final class LiveConfiguration: Sendable {
     }
     state.alertmanager?.reconfigure(
       rules: engine.alertRules, tickIntervalSeconds: engine.tickIntervalSeconds,
-      runbookURL: configuration.alertRunbookURL)
+      runbookURL: AlertmanagerService.runbookURL(
+        configuration, scheme: security.tls == nil ? "http" : "https"))
     state.dashboard.withLock { $0 = dashboard }
     running.withLock { $0 = configuration }
     state.update { published in

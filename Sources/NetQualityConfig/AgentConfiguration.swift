@@ -70,9 +70,9 @@ public struct AgentConfiguration: Sendable {
     storage.enabled && !storagePath.isEmpty ? storagePath : nil
   }
 
-  /// The runbook as `make install` puts it under its default prefix (docs/runbook.md); the
-  /// same as `AgentAlertRules.defaultRunbookURL`, which the shipped rules use.
-  public static let defaultRunbookURL = "file:///usr/local/share/netquality/docs/runbook.md"
+  /// The runbook unless the file names one: empty, each agent's own page (`GET /runbook`,
+  /// `AgentAlertRules.defaultRunbookURL`), which opens wherever the agent is reachable.
+  public static let defaultRunbookURL = ""
 
   /// Whether `text` is an absolute URL: a scheme (RFC 3986 section 3.1), `://` or `:/`, and no
   /// space or control character.

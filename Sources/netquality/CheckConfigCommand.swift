@@ -45,11 +45,15 @@ struct CheckConfigCommand: ParsableCommand {
     if prometheusRules {
       guard let file else { throw fail("--prometheus-rules needs a configuration file", code: 2) }
       let configuration = try loadConfiguration(file)
+      let webFile = webConfigFile ?? configuration.webConfigFile
+      let tls = webFile.isEmpty ? false : try loadWebConfiguration(webFile).configuration.tls != nil
       print(
         AgentAlertRules.yaml(
           rules: configuration.engine.alertRules,
           tickIntervalSeconds: configuration.engine.tickIntervalSeconds,
-          runbookURL: configuration.alertRunbookURL), terminator: "")
+          runbookURL: AgentAlertRules.rulesRunbookURL(
+            configured: configuration.alertRunbookURL, scheme: tls ? "https" : "http")),
+        terminator: "")
       return
     }
     guard let file else {

@@ -49,9 +49,26 @@ final class AlertmanagerServiceTests: XCTestCase {
       ["instance": "sfu-1.example.net:9470", "job": "media", "site": "fra1"])
   }
 
-  /// The agent's default runbook is the one the shipped rules name.
-  func testTheDefaultRunbookIsTheShippedRulesOne() {
-    XCTAssertEqual(AgentConfiguration.defaultRunbookURL, AgentAlertRules.defaultRunbookURL)
-    XCTAssertEqual(AgentConfiguration().alertRunbookURL, AgentAlertRules.defaultRunbookURL)
+  /// Issue 40: the default runbook is the agent's own page (`GET /runbook`), which opens
+  /// wherever the agent is reached: in a pushed alert at the agent's `instance`, in the rules
+  /// Prometheus evaluates at the alert's `instance` label (the shipped rules' URL); a
+  /// configured one is used as it is.
+  func testTheDefaultRunbookIsTheAgentsOwnPage() throws {
+    XCTAssertEqual(AgentConfiguration().alertRunbookURL, "")
+    var configuration = Self.configuration(listen: "0.0.0.0", port: 9470)
+    XCTAssertEqual(
+      AlertmanagerService.runbookURL(configuration, hostName: "media-7", scheme: "https"),
+      "https://media-7:9470/runbook")
+    XCTAssertEqual(
+      AgentAlertRules.rulesRunbookURL(configured: "", scheme: "http"),
+      AgentAlertRules.defaultRunbookURL)
+    configuration.alertRunbookURL = "https://wiki.example.net/runbook"
+    XCTAssertEqual(
+      AlertmanagerService.runbookURL(configuration, hostName: "media-7", scheme: "https"),
+      "https://wiki.example.net/runbook")
+    let notifier = try XCTUnwrap(
+      AlertmanagerService.notifier(
+        Self.configuration(listen: "127.0.0.1", port: 19472), logger: Logger(label: "test")))
+    XCTAssertEqual(notifier.settings.context.runbookURL, "http://127.0.0.1:19472/runbook")
   }
 }

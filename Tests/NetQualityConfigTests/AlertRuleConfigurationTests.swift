@@ -78,7 +78,9 @@ final class AlertRuleConfigurationTests: XCTestCase, ConfigurationFixtures {
     XCTAssertEqual(
       issues("alerts:\n  runbook: x\n"),
       ["2 alerts.runbook: unknown key; known keys here: builtin, rules, runbook_url"])
-    for bad in ["docs/runbook.md", "https://wiki.example.net/runbook#top", "wiki page", ""] {
+    // Empty is the default: the agent's own page.
+    XCTAssertEqual(try load("alerts:\n  runbook_url: \"\"\n").alertRunbookURL, "")
+    for bad in ["docs/runbook.md", "https://wiki.example.net/runbook#top", "wiki page"] {
       let found = issues("alerts:\n  runbook_url: \"\(bad)\"\n")
       XCTAssertEqual(found.count, 1, bad)
       XCTAssertTrue(

@@ -95,9 +95,18 @@ final class PrometheusRulesTests: XCTestCase {
       for key in ["summary", "description", "runbook_url"] {
         XCTAssertFalse((annotations[key] as? String ?? "").isEmpty, "\(context): no \(key)")
       }
-      // Absolute, so that a link in a notification opens wherever it is read.
+      // The agent's own page, at the alert's instance, so that a link in a notification opens
+      // wherever the agent is reached; an absent agent has none: Prometheus' targets, and the
+      // section named in the description.
       let url = annotations["runbook_url"] as? String ?? ""
-      XCTAssertEqual(url, "\(AgentAlertRules.defaultRunbookURL)#\(name.lowercased())", context)
+      if name == "NetQualityAgentAbsent" {
+        XCTAssertEqual(url, "{{ $externalURL }}/targets", context)
+        XCTAssertTrue(
+          (annotations["description"] as? String ?? "").contains(
+            "/runbook#\(name.lowercased())"), context)
+      } else {
+        XCTAssertEqual(url, "\(AgentAlertRules.defaultRunbookURL)#\(name.lowercased())", context)
+      }
       XCTAssertTrue(
         anchors.contains(name.lowercased()), "\(context): no section in docs/runbook.md")
     }

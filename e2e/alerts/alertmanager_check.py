@@ -60,6 +60,15 @@ def check_alert(peer, seconds, silent):
         problems.append(f"description {annotations.get('description')!r}")
     if alert.get("generatorURL") != f"{AGENT}/api/v1/alerts":
         problems.append(f"generatorURL {alert.get('generatorURL')!r}")
+    # The default runbook: the agent's own page, which opens, with the alert's section.
+    runbook = annotations.get("runbook_url", "")
+    if runbook != f"{AGENT}/runbook#peer_disconnected":
+        problems.append(f"runbook_url {runbook!r}, expected {AGENT}/runbook#peer_disconnected")
+    else:
+        status, page = get(runbook.split("#")[0])
+        section = 'id="peer_disconnected"' in page
+        if status != 200 or not section:
+            problems.append(f"runbook_url {runbook}: {status}, its section found: {section}")
     # Disconnected after 6 s of silence, at the next 2 s tick, plus capture and scheduling.
     after = parse_time(alert["startsAt"]) - silent
     if not 5 <= after <= 10:

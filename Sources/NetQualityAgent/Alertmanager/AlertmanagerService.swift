@@ -17,19 +17,22 @@ struct AlertmanagerService: Service {
   /// The `job` label of every alert unless `alertmanager.labels` names another.
   static let job = "netquality"
 
-  /// The notifier `configuration` asks for, nil without an Alertmanager URL.
-  static func notifier(_ configuration: AgentConfiguration, logger: Logger) -> AlertmanagerNotifier?
-  {
+  /// The notifier `configuration` asks for, nil without an Alertmanager URL; `scheme`: the
+  /// agent's own, for the links in its alerts.
+  static func notifier(
+    _ configuration: AgentConfiguration, scheme: String = "http", logger: Logger
+  ) -> AlertmanagerNotifier? {
     let alertmanager = configuration.alertmanager
     guard alertmanager.enabled else { return nil }
     let hostName = ProcessInfo.processInfo.hostName
     var labels = ["instance": instance(configuration, hostName: hostName), "job": job]
     labels.merge(alertmanager.labels) { $1 }
     let context = AlertmanagerPayload.Context(
-      labels: labels, generatorURL: generatorURL(configuration, hostName: hostName),
+      labels: labels,
+      generatorURL: generatorURL(configuration, hostName: hostName, scheme: scheme),
       rules: configuration.engine.alertRules,
       tickIntervalSeconds: configuration.engine.tickIntervalSeconds,
-      runbookURL: configuration.alertRunbookURL)
+      runbookURL: runbookURL(configuration, hostName: hostName, scheme: scheme))
     let settings = AlertmanagerNotifier.Settings(
       urls: alertmanager.urls, timeoutSeconds: alertmanager.timeoutSeconds,
       resendIntervalSeconds: alertmanager.resendIntervalSeconds,
@@ -55,8 +58,21 @@ struct AlertmanagerService: Service {
   }
 
   /// The agent's alert list, at the address of `instance`.
-  static func generatorURL(_ configuration: AgentConfiguration, hostName: String) -> String {
-    "http://\(instance(configuration, hostName: hostName))/api/v1/alerts"
+  static func generatorURL(
+    _ configuration: AgentConfiguration, hostName: String, scheme: String = "http"
+  ) -> String {
+    "\(scheme)://\(instance(configuration, hostName: hostName))/api/v1/alerts"
+  }
+
+  /// The runbook of the pushed alerts: `alerts.runbook_url`, or this agent's own page at the
+  /// address of `instance` (`AgentAlertRules.agentRunbookURL`).
+  static func runbookURL(
+    _ configuration: AgentConfiguration, hostName: String = ProcessInfo.processInfo.hostName,
+    scheme: String
+  ) -> String {
+    guard configuration.alertRunbookURL.isEmpty else { return configuration.alertRunbookURL }
+    return AgentAlertRules.agentRunbookURL(
+      scheme: scheme, instance: instance(configuration, hostName: hostName))
   }
 
   /// The listen address, or this host's name for a wildcard; an IPv6 address in brackets.

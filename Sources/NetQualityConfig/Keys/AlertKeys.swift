@@ -33,15 +33,15 @@ extension Walker {
   }
 
   /// `alerts.runbook_url`: an absolute URL (the alerts' `runbook_url` is it and a section's
-  /// `#anchor`, so it has no fragment of its own).
+  /// `#anchor`, so it has no fragment of its own), or empty for the agent's own page.
   mutating func runbookURL(_ node: Node) -> String? {
     guard let text = string(node, "alerts.runbook_url") else { return nil }
-    guard AgentConfiguration.isAbsoluteURL(text), !text.contains("#") else {
+    guard text.isEmpty || (AgentConfiguration.isAbsoluteURL(text) && !text.contains("#")) else {
       issue(
         node, "alerts.runbook_url",
         "'\(text)': expected an absolute URL without a #fragment, e.g. "
-          + "https://git.example.net/netquality/blob/main/docs/runbook.md or "
-          + AgentConfiguration.defaultRunbookURL)
+          + "https://git.example.net/netquality/blob/main/docs/runbook.md, or empty for the "
+          + "agent's own page (/runbook)")
       return nil
     }
     return text

@@ -9,9 +9,24 @@ public enum AgentAlertRules {
   /// The agent's own alert, raised by the history's writer rather than by a peer rule.
   public static let storageFailing = "storage_failing"
 
-  /// Where the runbook is unless `alerts.runbook_url` says otherwise: the page `make install`
-  /// puts under its default prefix (`RUNBOOK_URL` rewrites it in the installed rules).
-  public static let defaultRunbookURL = "file:///usr/local/share/netquality/docs/runbook.md"
+  /// Where the runbook is unless `alerts.runbook_url` says otherwise: each agent's own page
+  /// (`GET /runbook`, docs/runbook.md built into the binary), at the address Prometheus scrapes
+  /// it by, which in a rule Prometheus evaluates is the alert's `instance` label; an agent
+  /// pushing its alerts writes its own address (`agentRunbookURL`). `RUNBOOK_URL=... make
+  /// install` writes another into the installed rules and configuration.
+  public static let defaultRunbookURL = "http://{{ $labels.instance }}/runbook"
+
+  /// The runbook of an agent reached at `scheme://instance`: its own page.
+  public static func agentRunbookURL(scheme: String, instance: String) -> String {
+    "\(scheme)://\(instance)/runbook"
+  }
+
+  /// The runbook in the rules Prometheus evaluates for a configuration: `configured`
+  /// (`alerts.runbook_url`), or when empty each agent's own page, by its `instance` label.
+  public static func rulesRunbookURL(configured: String, scheme: String) -> String {
+    configured.isEmpty
+      ? agentRunbookURL(scheme: scheme, instance: "{{ $labels.instance }}") : configured
+  }
 
   /// The runbook's section for the rules of a configuration (docs/runbook.md).
   static let configuredRulesSection = "configured-rules"
