@@ -139,9 +139,17 @@ public struct Agent {
     let reloads = ReloadService(configuration: live)
     let thread = reloads.reloads
     let reload: HTTPServer.Reload? = enableLifecycle ? { @Sendable in await thread.reload() } : nil
+    // One listener per address, the same endpoints, connection limits and web configuration.
+    let registry = ConnectionRegistry(limits: .defaults)
+    let listeners = try configuration.moreListenAddresses.map { address in
+      try HTTPServer.application(
+        host: address.host, port: address.port, state: state, registry: registry,
+        security: security, reload: reload,
+        onServerRunning: { [logger] in logger.info("also listening on \(scheme)://\(address)") })
+    }
     let http = try HTTPServer.application(
       host: configuration.listenHost, port: configuration.listenPort, state: state,
-      registry: ConnectionRegistry(limits: .defaults), security: security,
+      registry: registry, security: security,
       reload: reload,
       onServerRunning: { [logger, configurationPath, enableLifecycle] in
         let local = live.current.engineConfiguration(interfaceNetworks: addresses).localNetworks
@@ -169,8 +177,11 @@ public struct Agent {
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: captures),
       .init(service: TickService(state: state, sinks: sinks, captures: captures.progress)),
-      .init(service: http), .init(service: reloads),
-      .init(service: probeService),
+      .init(service: http),
+    ]
+    services += listeners.map { .init(service: $0) }
+    services += [
+      .init(service: reloads), .init(service: probeService),
       // Last, so the first told to stop: the drains below count from the signal.
       .init(service: shutdown),
     ]

@@ -19,9 +19,13 @@ public struct AgentConfiguration: Sendable {
   /// Named groups of remote addresses: a peer is its group's name.
   public var peerGroups: [PeerGroup] = []
   public var engine = EngineConfiguration()
-  /// Where the HTTP server listens (metrics, API, landing page).
+  /// Where the HTTP server listens (metrics, API, landing page): the first address, the one
+  /// the agent names itself by (its alerts' `instance`).
   public var listenHost = "127.0.0.1"
   public var listenPort = 9470
+  /// Where else it listens, each with the same endpoints and web configuration (`listen` as a
+  /// list, a repeated `--web.listen-address`).
+  public var moreListenAddresses: [ListenAddress] = []
   /// Per-stream series in /metrics (opt-in) and their cap.
   public var perStreamMetrics = false
   public var maxStreamSeries = 1000

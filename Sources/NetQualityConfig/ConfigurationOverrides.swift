@@ -6,7 +6,8 @@ import NetQualityCore
 public struct ConfigurationOverrides: Sendable, Equatable {
   public var interfaces: [String]?
   public var localNetworks: [NetworkPrefix]?
-  public var listen: ListenAddress?
+  /// `--web.listen-address`, repeatable: every address, the first first.
+  public var listen: [ListenAddress]?
   public var bpfFilter: String?
   /// A path, or `-` for standard output.
   public var dashboardFile: String?
@@ -19,10 +20,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     var result = configuration
     if let interfaces { result.interfaces = interfaces }
     if let localNetworks { result.localNetworks = localNetworks }
-    if let listen {
-      result.listenHost = listen.host
-      result.listenPort = listen.port
-    }
+    if let listen, !listen.isEmpty { result.listenAddresses = listen }
     if let bpfFilter { result.bpfFilter = bpfFilter }
     if let dashboardFile { result.dashboardFile = dashboardFile }
     if let webConfigFile { result.webConfigFile = webConfigFile }

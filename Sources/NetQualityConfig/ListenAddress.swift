@@ -48,3 +48,8 @@ public struct ListenAddress: Sendable, Equatable {
     self.port = port
   }
 }
+
+extension ListenAddress: CustomStringConvertible {
+  /// `127.0.0.1:9470`, `[::1]:9470`.
+  public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -35,8 +35,10 @@ struct RunCommand: AsyncParsableCommand {
 
   @Option(
     name: [.customLong("listen"), .customLong("web.listen-address")],
-    help: ArgumentHelp("Listen address (overrides the file).", valueName: "HOST:PORT"))
-  var listen: String?
+    help: ArgumentHelp(
+      "Listen address (repeatable: every one listens; overrides the file's).",
+      valueName: "HOST:PORT"))
+  var listen: [String] = []
 
   @Option(help: ArgumentHelp("BPF capture filter (overrides the file).", valueName: "FILTER"))
   var filter: String?
@@ -91,12 +93,20 @@ struct RunCommand: AsyncParsableCommand {
     if !interfaces.isEmpty { overrides.interfaces = interfaces }
     if let filter { overrides.bpfFilter = filter }
     if !localNetworks.isEmpty { overrides.localNetworks = try parseLocalNetworks(localNetworks) }
-    if let listen {
-      guard let address = ListenAddress(listen) else {
-        throw fail(
-          "--listen \(listen): \(ListenAddress.problem(listen) ?? ListenAddress.expected)", code: 2)
+    if !listen.isEmpty {
+      var addresses: [ListenAddress] = []
+      for text in listen {
+        guard let address = ListenAddress(text) else {
+          throw fail(
+            "--web.listen-address \(text): \(ListenAddress.problem(text) ?? ListenAddress.expected)",
+            code: 2)
+        }
+        guard !addresses.contains(address) else {
+          throw fail("--web.listen-address \(text): given twice", code: 2)
+        }
+        addresses.append(address)
       }
-      overrides.listen = address
+      overrides.listen = addresses
     }
     overrides.dashboardFile = dashboard
     overrides.webConfigFile = webConfigFile

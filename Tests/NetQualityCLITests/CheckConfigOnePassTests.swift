@@ -17,7 +17,7 @@ extension CommandLineTests {
       colour: blue
       tick_interval: 2
       tick_interval: 3
-      listen: [1, 2]
+      listen: {port: 1}
 
       """.utf8
     ).write(to: file)

@@ -216,7 +216,7 @@ extension CommandLineTests {
 
   func testRunWithInvalidConfigurationsReportsEachLine() throws {
     let bad = directory.appendingPathComponent("bad.yaml")
-    try Data("snaplen: many\ncolour: blue\nlisten: [1, 2]\n".utf8).write(to: bad)
+    try Data("snaplen: many\ncolour: blue\nlisten: {port: 1}\n".utf8).write(to: bad)
     for command in [["run", "--config", bad.path], ["check-config", bad.path]] {
       let result = try run(command)
       XCTAssertEqual(result.status, 1, command.joined(separator: " "))

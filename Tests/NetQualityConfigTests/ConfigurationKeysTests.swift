@@ -111,7 +111,7 @@ final class ConfigurationKeysTests: XCTestCase {
   func testOverridesWinOverTheFile() throws {
     var overrides = ConfigurationOverrides()
     overrides.interfaces = ["lo"]
-    overrides.listen = ListenAddress("127.0.0.1:9999")
+    overrides.listen = ListenAddress("127.0.0.1:9999").map { [$0] }
     overrides.dashboardFile = "-"
     let result = overrides.applied(to: try load("interfaces: [eth0]\nlisten: \"0.0.0.0:1\"\n"))
     XCTAssertEqual(result.interfaces, ["lo"])

@@ -118,12 +118,12 @@ enum ProbeEndpoint {
       return loopback.contains { $0.contains(target.address) }
         || localNetworks.contains { $0.lengthBits128 == 128 && $0.contains(target.address) }
     }
-    if let host = IPAddress(
-      configuration.listenHost.isEmpty ? "0.0.0.0" : configuration.listenHost),
-      let port = UInt16(exactly: configuration.listenPort),
-      isOwn(Endpoint(address: host, port: port))
-    {
-      return "target \(target): the agent's own HTTP port"
+    for listen in configuration.listenAddresses {
+      if let host = IPAddress(listen.host.isEmpty ? "0.0.0.0" : listen.host),
+        let port = UInt16(exactly: listen.port), isOwn(Endpoint(address: host, port: port))
+      {
+        return "target \(target): the agent's own HTTP port"
+      }
     }
     if configuration.reflector.enabled, isOwn(configuration.reflector.listen) {
       return "target \(target): the agent's own reflector"
