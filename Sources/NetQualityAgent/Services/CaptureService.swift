@@ -112,10 +112,10 @@ public final class CaptureService: Service, Sendable {
         }
       }
       guard let live = capture else { continue }
-      if housekeeping {
-        // Before reading on: drops the kernel counted since the last look leave a gap in what
-        // is read next, which the analyzer then takes for a blind span, not for silence or
-        // loss (`CaptureBlindness`).
+      // Before reading on: drops the kernel counted since the last look leave a gap in what is
+      // read next, which the analyzer then takes for a blind span, not for silence or loss
+      // (`CaptureBlindness`).
+      func lookForDrops() {
         let statistics = live.statistics()
         if let dropped = statistics?.dropped {
           if let before = droppedBefore, dropped > before {
@@ -127,6 +127,7 @@ public final class CaptureService: Service, Sendable {
         }
         markInterface(interface, capturing: true, statistics: statistics)
       }
+      if housekeeping { lookForDrops() }
       do {
         // Wait outside the lock so the ticker and other captures get the analyzer meanwhile.
         let polled = WallClock.now().nanosecondsSinceEpoch
@@ -136,6 +137,14 @@ public final class CaptureService: Service, Sendable {
         // its first packet: what was stamped that long before a poll began is readable by then.
         let blockNanoseconds = Int64(LiveCapture.blockTimeoutMilliseconds) * 1_000_000
         if try live.waitForPackets(timeoutMilliseconds: timeout) {
+          // A wait far longer than its timeout: the agent was stopped (SIGSTOP, a VM paused)
+          // and the ring may have overflowed meanwhile. Look at the drops now, before this
+          // read takes the ring's content and what came after the gap (and with it the tick's
+          // cut): a tick cut without the notice would take the gap for silence.
+          let waited = WallClock.now().nanosecondsSinceEpoch - polled
+          if waited > (Int64(timeout) + Self.stalledAfterMilliseconds) * 1_000_000 {
+            lookForDrops()
+          }
           try state.capture.withLock { (analyzer: inout StreamAnalyzer) throws(CaptureError) in
             _ = try live.dispatch(into: &analyzer, interfaceIndex: index)
           }
@@ -160,6 +169,9 @@ public final class CaptureService: Service, Sendable {
       markInterface(interface, capturing: false, statistics: live.statistics())
     }
   }
+
+  /// A poll that returned this much later than its timeout was stalled (the agent stopped).
+  static let stalledAfterMilliseconds: Int64 = 500
 
   /// Reads after new drops that look for the blind span they left (the gap is among the first
   /// packets read after them; a look takes the capture's lock once).

@@ -80,7 +80,9 @@ public final class TickService: Service, Sendable {
       if skipped > 0 { skippedTicks.add(skipped, ordering: .relaxed) }
       let waitStarted = ContinuousClock.now
       if Self.isLate(scheduled: next, woke: woke) {
-        waitForCaptures(until: woke, deadline: woke + Self.catchUpNanoseconds)
+        // Everything the captures buffered while the agent was held up, read: a window cut
+        // before the stop says nothing of that (`cuts: false`).
+        waitForCaptures(until: woke, deadline: woke + Self.catchUpNanoseconds, cuts: false)
       } else {
         // The window is cut by its packets (`StreamAnalyzer+Cut`): wait for the first packet
         // stamped after the boundary, or for the captures to have read everything before it.
@@ -128,11 +130,11 @@ public final class TickService: Service, Sendable {
   }
 
   /// Waits, until `deadline` at most, until every capture has read what was stamped before
-  /// `wallClock`, or a packet stamped after it has cut the window.
-  private func waitForCaptures(until wallClock: Int64, deadline: Int64) {
+  /// `wallClock`, or (with `cuts`) a packet stamped after it has cut the window.
+  private func waitForCaptures(until wallClock: Int64, deadline: Int64, cuts: Bool = true) {
     guard let captures else { return }
     while !captures.hasDrained(until: wallClock) && !threads.isStopping
-      && !state.capture.withLock(\.hasMadeCut)
+      && !(cuts && state.capture.withLock(\.hasMadeCut))
     {
       let now = WallClock.now().nanosecondsSinceEpoch
       guard now < deadline else { return }
@@ -174,7 +176,10 @@ public final class TickService: Service, Sendable {
     var earlier: StreamAnalyzer.MadeCut?
     let now = state.capture.withLock { analyzer in
       let now = analyzer.correctTick(time, reading: reading ?? WallClock.now())
-      let made = analyzer.takeMadeCut()
+      var made = analyzer.takeMadeCut()
+      // Blind spans the captures found after the cut (a stop of the agent: the drops noticed,
+      // the gap read, after the packet that cut the window): its silence is theirs too.
+      if made != nil { made?.harvest.blindSpans += analyzer.takeCaptureBlindSpans() }
       if let made, made.boundary >= now {
         harvested = made.harvest
       } else {

@@ -110,6 +110,12 @@ public struct StreamAnalyzer: Sendable {
     blindness.noticeDrops(interface: interface, at: correctedWallClock(time))
   }
 
+  /// The blind spans found since the last harvest and those still open (for a window cut
+  /// earlier, whose harvest could not know of them: `StreamHarvest.blindSpans`).
+  public mutating func takeCaptureBlindSpans() -> [CaptureBlindSpan] {
+    blindness.take()
+  }
+
   /// The latest blind span of `interface`'s capture, and how many there were in all.
   public func captureBlindSpan(interface: UInt8) -> (latest: CaptureBlindSpan?, count: Int64) {
     (blindness.latest(interface: interface), blindness.spanCount)
