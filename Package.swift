@@ -188,6 +188,8 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ],

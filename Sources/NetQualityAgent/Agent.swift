@@ -123,7 +123,7 @@ public struct Agent {
 
     let probes = try ProbeService.plan(configuration)
     let history = try HistoryService.recorder(configuration, logger: logger)
-    let alertmanager = AlertmanagerService.notifier(
+    let alertmanager = try AlertmanagerService.notifier(
       configuration, scheme: web.configuration.tls == nil ? "http" : "https", logger: logger)
     let state = AgentState(
       engine: Engine(

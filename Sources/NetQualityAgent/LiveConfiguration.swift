@@ -94,9 +94,12 @@ public final class LiveConfiguration: Sendable {
     }
     // Keys that need a restart keep the values the agent started with (their declarations
     // say which: `ConfigurationKeys.keepStarted`).
-    let effective: AgentConfiguration
+    var effective: AgentConfiguration
     var restartKeys: [String]
     (effective, restartKeys) = ConfigurationKeys.keepStarted(started, loaded: loaded)
+    // `alertmanager` needs a restart, but the secrets of its `password_file` and
+    // `credentials_file` are read again and applied (as Prometheus reads them at each use).
+    effective.alertmanager.http.takeSecrets(from: loaded.alertmanager.http)
     var changed = ConfigurationKeys.changed(from: current, to: effective).map(\.name)
     // The file's name may be the same and its users, headers or certificate files new.
     let previousWeb = runningWeb.withLock { $0 }
@@ -169,6 +172,7 @@ public final class LiveConfiguration: Sendable {
       rules: engine.alertRules, tickIntervalSeconds: engine.tickIntervalSeconds,
       runbookURL: AlertmanagerService.runbookURL(
         configuration, scheme: security.tls == nil ? "http" : "https"))
+    state.alertmanager?.reauthorize(configuration.alertmanager.http)
     state.dashboard.withLock { $0 = dashboard }
     running.withLock { $0 = configuration }
     state.update { published in

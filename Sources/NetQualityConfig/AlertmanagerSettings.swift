@@ -20,6 +20,8 @@ public struct AlertmanagerSettings: Sendable, Equatable {
   /// wildcard address; `netquality`). An alert's own labels (`alertname`, `severity`, `peer`,
   /// `direction`) win over these.
   public var labels: [String: String] = [:]
+  /// `basic_auth`, `authorization` and `tls_config`, as Prometheus has them.
+  public var http = AlertmanagerHTTPSettings()
 
   public init() {}
 
@@ -45,10 +47,12 @@ public struct AlertmanagerSettings: Sendable, Equatable {
   }
 }
 
-/// An Alertmanager's base URL: `http://HOST[:PORT][/PREFIX]`, the alerts posted to
+/// An Alertmanager's base URL: `http[s]://HOST[:PORT][/PREFIX]`, the alerts posted to
 /// `PREFIX/api/v2/alerts`. The host may be a name (resolved at each connection, so a moved
 /// Alertmanager is found again) or an IP address (`[...]` for IPv6).
 public struct AlertmanagerURL: Sendable, Equatable, CustomStringConvertible {
+  /// https: TLS, the certificate checked as `alertmanager.tls_config` says.
+  public var isHTTPS: Bool
   public var host: String
   public var port: Int
   /// The route prefix (Alertmanager's `--web.route-prefix`), without a trailing slash.
@@ -56,12 +60,19 @@ public struct AlertmanagerURL: Sendable, Equatable, CustomStringConvertible {
 
   /// What a URL must look like, for error messages.
   public static let expected =
-    "expected http://HOST[:PORT][/PREFIX], e.g. http://127.0.0.1:9093 (https is not supported: "
-    + "put the agent and Alertmanager on a trusted network or behind a local TLS proxy)"
+    "expected http[s]://HOST[:PORT][/PREFIX], e.g. http://127.0.0.1:9093 or "
+    + "https://alertmanager.example:9093 (a user and password go in basic_auth, not the URL)"
 
   public init?(_ text: String) {
-    guard text.hasPrefix("http://") else { return nil }
-    let rest = text.dropFirst("http://".count)
+    let scheme: String
+    if text.hasPrefix("http://") {
+      scheme = "http://"
+    } else if text.hasPrefix("https://") {
+      scheme = "https://"
+    } else {
+      return nil
+    }
+    let rest = text.dropFirst(scheme.count)
     let slash = rest.firstIndex(of: "/") ?? rest.endIndex
     let authority = rest[..<slash]
     var prefix = String(rest[slash...])
@@ -92,8 +103,9 @@ public struct AlertmanagerURL: Sendable, Equatable, CustomStringConvertible {
       guard allowed else { return nil }
     }
     guard !host.isEmpty else { return nil }
-    // 80: the http scheme's default port (RFC 9110 section 4.2.1).
-    var port = 80
+    // 80 and 443: the http and https schemes' default ports (RFC 9110 sections 4.2.1, 4.2.2).
+    isHTTPS = scheme == "https://"
+    var port = isHTTPS ? 443 : 80
     if let portText {
       guard let value = Int(portText), (1...65_535).contains(value) else { return nil }
       port = value
@@ -111,5 +123,6 @@ public struct AlertmanagerURL: Sendable, Equatable, CustomStringConvertible {
     host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
   }
 
-  public var description: String { "http://\(authority)\(pathPrefix)" }
+  /// The URL as logged and shown: it never holds a secret (a user and password are refused).
+  public var description: String { "\(isHTTPS ? "https" : "http")://\(authority)\(pathPrefix)" }
 }

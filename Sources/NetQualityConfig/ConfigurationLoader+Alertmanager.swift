@@ -6,6 +6,7 @@ extension Walker {
   mutating func applyAlertmanager(_ node: Node, to settings: inout AlertmanagerSettings) {
     let known = [
       "url", "urls", "timeout_seconds", "resend_interval_seconds", "queue_capacity", "labels",
+      "basic_auth", "authorization", "tls_config",
     ]
     let fields = entries(node, "alertmanager", known: known)
     if fields["url"] != nil && fields["urls"] != nil {
@@ -50,6 +51,18 @@ extension Walker {
       settings.queueCapacity = value
     }
     if let node = fields["labels"] { settings.labels = alertLabels(node, "alertmanager.labels") }
+    if let node = fields["basic_auth"] { settings.http.basicAuth = alertmanagerBasicAuth(node) }
+    if let node = fields["authorization"] {
+      settings.http.authorization = alertmanagerAuthorization(node)
+    }
+    // Prometheus: "at most one of basic_auth, oauth2 & authorization must be configured".
+    if fields["basic_auth"] != nil && fields["authorization"] != nil {
+      issues.append(
+        .init(
+          line: keyLines["alertmanager.authorization"], key: "alertmanager.authorization",
+          message: "give basic_auth or authorization, not both"))
+    }
+    if let node = fields["tls_config"] { settings.http.tls = alertmanagerTLS(node) }
   }
 
   private mutating func alertmanagerURL(_ node: Node, _ key: String) -> AlertmanagerURL? {

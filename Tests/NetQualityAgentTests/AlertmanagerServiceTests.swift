@@ -37,13 +37,13 @@ final class AlertmanagerServiceTests: XCTestCase {
   func testConfiguredLabelsReplaceInstanceAndJob() throws {
     var configuration = Self.configuration(listen: "127.0.0.1", port: 19472)
     let logger = Logger(label: "test")
-    var notifier = try XCTUnwrap(AlertmanagerService.notifier(configuration, logger: logger))
+    var notifier = try XCTUnwrap(try AlertmanagerService.notifier(configuration, logger: logger))
     XCTAssertEqual(
       notifier.settings.context.labels, ["instance": "127.0.0.1:19472", "job": "netquality"])
     configuration.alertmanager.labels = [
       "instance": "sfu-1.example.net:9470", "job": "media", "site": "fra1",
     ]
-    notifier = try XCTUnwrap(AlertmanagerService.notifier(configuration, logger: logger))
+    notifier = try XCTUnwrap(try AlertmanagerService.notifier(configuration, logger: logger))
     XCTAssertEqual(
       notifier.settings.context.labels,
       ["instance": "sfu-1.example.net:9470", "job": "media", "site": "fra1"])

@@ -50,7 +50,8 @@ final class AlertmanagerConfigurationTests: XCTestCase, ConfigurationFixtures {
 
   func testURLsThatAreRefused() {
     for text in [
-      "https://127.0.0.1:9093", "127.0.0.1:9093", "http://", "http://host:0", "http://host:99999",
+      "ftp://127.0.0.1:9093", "https://user:pw@host", "127.0.0.1:9093", "http://", "http://host:0",
+      "http://host:99999",
       "http://user@host:9093", "http://host:9093/x?y=1", "http://[::1", "http://ho st:9093",
       "http://a:b:c",
     ] {
@@ -65,7 +66,7 @@ final class AlertmanagerConfigurationTests: XCTestCase, ConfigurationFixtures {
         alertmanager:
           url: "http://127.0.0.1:9093"
           urls:
-            - "https://secure.example:9093"
+            - "ftp://secure.example:9093"
             - "http://127.0.0.1:9094"
             - "http://127.0.0.1:9094/"
           timeout_seconds: 0
@@ -80,7 +81,7 @@ final class AlertmanagerConfigurationTests: XCTestCase, ConfigurationFixtures {
         """),
       [
         "3 alertmanager.urls: give url or urls, not both",
-        "4 alertmanager.urls[0]: 'https://secure.example:9093': \(AlertmanagerURL.expected)",
+        "4 alertmanager.urls[0]: 'ftp://secure.example:9093': \(AlertmanagerURL.expected)",
         "6 alertmanager.urls[2]: http://127.0.0.1:9094 is listed twice",
         "7 alertmanager.timeout_seconds: 0.0 is out of range 0.1...300.0",
         "8 alertmanager.resend_interval_seconds: expected a number",
@@ -90,7 +91,7 @@ final class AlertmanagerConfigurationTests: XCTestCase, ConfigurationFixtures {
         "12 alertmanager.labels.severity: set by each alert itself; choose another name",
         "13 alertmanager.labels.team: an empty value means no label: remove the key instead",
         "15 alertmanager.colour: unknown key; known keys here: url, urls, timeout_seconds, "
-          + "resend_interval_seconds, queue_capacity, labels",
+          + "resend_interval_seconds, queue_capacity, labels, basic_auth, authorization, tls_config",
       ])
   }
 

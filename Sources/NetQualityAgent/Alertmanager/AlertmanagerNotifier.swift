@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOSSL
 import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
@@ -19,6 +20,13 @@ public final class AlertmanagerNotifier: Sendable {
     var resendIntervalSeconds: Double
     var queueCapacity: Int
     var context: AlertmanagerPayload.Context
+    /// The TLS context for https URLs (`alertmanager.tls_config`), and the name to check
+    /// instead of the URL's host (`server_name`).
+    var tlsContext: NIOSSLContext?
+    var serverName: String?
+    /// The Authorization header at start (`basic_auth` or `authorization`); a reload's fresh
+    /// read of their files replaces it (`reauthorize`).
+    var authorization: String?
     /// Alerts per request. 256: Prometheus' notifier `DefaultMaxBatchSize`
     /// (https://github.com/prometheus/prometheus/blob/main/notifier/notifier.go).
     var batchSize = 256
@@ -85,6 +93,9 @@ public final class AlertmanagerNotifier: Sendable {
     var context: AlertmanagerPayload.Context?
   }
 
+  /// The Authorization header in use (a secret), replaced by a reload.
+  private let authorization: Mutex<String?>
+
   /// What the tick and the thread share, each holding the lock for a moment only.
   private struct Shared: Sendable {
     var mailbox = Mailbox()
@@ -105,6 +116,7 @@ public final class AlertmanagerNotifier: Sendable {
     self.settings = settings
     self.client = client
     self.log = log
+    authorization = Mutex(settings.authorization)
     shared = Mutex(
       Shared(
         counters: Counters(
@@ -144,6 +156,22 @@ public final class AlertmanagerNotifier: Sendable {
       context.runbookURL = runbookURL
       shared.mailbox.context = context
     }
+  }
+
+  /// A reload's fresh read of `password_file` or `credentials_file`: the header from the next
+  /// request on.
+  func reauthorize(_ http: AlertmanagerHTTPSettings) {
+    authorization.withLock { $0 = http.authorizationHeader }
+  }
+
+  /// The TLS of a request to `url`: none for http.
+  func tls(for url: AlertmanagerURL) -> HTTPPostClient.TLS? {
+    guard url.isHTTPS, let context = settings.tlsContext else { return nil }
+    // SNI takes a name, not an address (RFC 6066 section 3); NIOSSL checks an address
+    // against the address connected to.
+    let name = settings.serverName ?? url.host
+    let isAddress = (try? SocketAddress(ipAddress: name, port: 0)) != nil
+    return HTTPPostClient.TLS(context: context, serverName: isAddress ? nil : name)
   }
 
   /// Sends what is queued (one attempt, until `deadline`), then stops the thread. Returns
@@ -267,10 +295,11 @@ public final class AlertmanagerNotifier: Sendable {
   ) -> Bool {
     let body = AlertmanagerPayload.body(batch.map(\.notification))
     let started = ContinuousClock.now
+    let header = authorization.withLock { $0 }
     let futures = settings.urls.map { url in
       client.post(
         host: url.host, port: url.port, authority: url.authority, path: url.alertsPath,
-        body: body, timeoutSeconds: timeoutSeconds)
+        body: body, timeoutSeconds: timeoutSeconds, tls: tls(for: url), authorization: header)
     }
     var outcomes: [Outcome] = []
     for future in futures {

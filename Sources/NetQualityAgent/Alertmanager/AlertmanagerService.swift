@@ -18,10 +18,11 @@ struct AlertmanagerService: Service {
   static let job = "netquality"
 
   /// The notifier `configuration` asks for, nil without an Alertmanager URL; `scheme`: the
-  /// agent's own, for the links in its alerts.
+  /// agent's own, for the links in its alerts. Fails when `tls_config`'s files do not make a
+  /// TLS context (a certificate that does not parse).
   static func notifier(
     _ configuration: AgentConfiguration, scheme: String = "http", logger: Logger
-  ) -> AlertmanagerNotifier? {
+  ) throws -> AlertmanagerNotifier? {
     let alertmanager = configuration.alertmanager
     guard alertmanager.enabled else { return nil }
     let hostName = ProcessInfo.processInfo.hostName
@@ -33,10 +34,16 @@ struct AlertmanagerService: Service {
       rules: configuration.engine.alertRules,
       tickIntervalSeconds: configuration.engine.tickIntervalSeconds,
       runbookURL: runbookURL(configuration, hostName: hostName, scheme: scheme))
+    // The context is made only for https URLs: http ones never use it.
+    let tlsContext =
+      try alertmanager.urls.contains(where: \.isHTTPS)
+      ? AlertmanagerTLSContext.make(alertmanager.http.tls) : nil
     let settings = AlertmanagerNotifier.Settings(
       urls: alertmanager.urls, timeoutSeconds: alertmanager.timeoutSeconds,
       resendIntervalSeconds: alertmanager.resendIntervalSeconds,
-      queueCapacity: alertmanager.queueCapacity, context: context)
+      queueCapacity: alertmanager.queueCapacity, context: context, tlsContext: tlsContext,
+      serverName: alertmanager.http.tls.serverName,
+      authorization: alertmanager.http.authorizationHeader)
     return AlertmanagerNotifier(
       settings: settings, client: HTTPPostClient(userAgent: "netquality/\(BuildInfo.version)")
     ) { level, message in

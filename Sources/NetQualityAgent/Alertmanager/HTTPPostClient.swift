@@ -1,11 +1,19 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// A minimal HTTP/1.1 client on SwiftNIO for one job: POST a JSON body, read the status, close
 /// (one connection per request: a batch every few seconds at most). The whole exchange —
-/// resolving, connecting, writing, reading — has one deadline.
+/// resolving, connecting, the TLS handshake, writing, reading — has one deadline.
 struct HTTPPostClient: Sendable {
+  /// TLS for an https URL: the context, and the name sent (SNI) and checked in the
+  /// certificate (nil for an IP address, which NIOSSL checks against the address connected to).
+  struct TLS: Sendable {
+    var context: NIOSSLContext
+    var serverName: String?
+  }
+
   /// What the server answered: its status and the start of its body (for error messages).
   struct Response: Sendable, Equatable {
     var status: Int
@@ -19,6 +27,8 @@ struct HTTPPostClient: Sendable {
     case timedOut(seconds: Double)
     /// The server closed the connection before a complete answer.
     case closedEarly
+    /// The TLS handshake failed (a certificate refused, no common version).
+    case tls(String)
     /// Anything else on the connection (a malformed response, a reset).
     case connection(String)
 
@@ -27,6 +37,7 @@ struct HTTPPostClient: Sendable {
       case .cannotConnect(let reason): "cannot connect: \(reason)"
       case .timedOut(let seconds): "no answer within \(Self.seconds(seconds)) s"
       case .closedEarly: "connection closed before a complete answer"
+      case .tls(let reason): reason
       case .connection(let reason): "connection failed: \(reason)"
       }
     }
@@ -42,10 +53,11 @@ struct HTTPPostClient: Sendable {
   var group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
   var userAgent = "netquality"
 
-  /// Posts `body` to `path` on `host:port`; `authority` is the Host header.
+  /// Posts `body` to `path` on `host:port`; `authority` is the Host header, `authorization`
+  /// the Authorization header (a secret: never in an error).
   func post(
     host: String, port: Int, authority: String, path: String, body: String,
-    timeoutSeconds: Double
+    timeoutSeconds: Double, tls: TLS? = nil, authorization: String? = nil
   ) -> EventLoopFuture<Response> {
     let eventLoop = group.next()
     let promise = eventLoop.makePromise(of: Response.self)
@@ -60,11 +72,16 @@ struct HTTPPostClient: Sendable {
     head.headers.add(name: "Content-Type", value: "application/json")
     head.headers.add(name: "Content-Length", value: String(body.utf8.count))
     head.headers.add(name: "Connection", value: "close")
+    if let authorization { head.headers.add(name: "Authorization", value: authorization) }
     let request = head
     ClientBootstrap(group: eventLoop)
       .connectTimeout(timeout)
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
+          if let tls {
+            try channel.pipeline.syncOperations.addHandler(
+              NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverName))
+          }
           try channel.pipeline.syncOperations.addHTTPClientHandlers()
           try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
         }
@@ -80,7 +97,7 @@ struct HTTPPostClient: Sendable {
           channel.write(
             HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
           channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { error in
-            promise.fail(Failure.connection(Self.reason(error)))
+            promise.fail(Self.failure(error))
           }
         }
       }
@@ -105,7 +122,32 @@ struct HTTPPostClient: Sendable {
     if error is ChannelError, case ChannelError.connectTimeout = error {
       return "connect timed out"
     }
+    if let tls = tlsReason(error) { return tls }
     return "\(error)"
+  }
+
+  /// A failure on an open connection: the TLS handshake's, or any other.
+  static func failure(_ error: any Error) -> Failure {
+    if let failure = error as? Failure { return failure }
+    if let tls = tlsReason(error) { return .tls(tls) }
+    return .connection(reason(error))
+  }
+
+  /// A TLS failure as one line: "certificate verify failed: ..." for a certificate refused
+  /// (BoringSSL's reason: an unknown CA, an expired certificate) or a name it does not hold.
+  static func tlsReason(_ error: any Error) -> String? {
+    if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+      return "certificate verify failed: the certificate is not for this host name (\(extra))"
+    }
+    guard let ssl = error as? NIOSSLError else { return nil }
+    if case .handshakeFailed(let boring) = ssl {
+      let text = "\(boring)"
+      if text.contains("CERTIFICATE_VERIFY_FAILED") {
+        return "certificate verify failed: \(text)"
+      }
+      return "TLS handshake failed: \(text)"
+    }
+    return "TLS: \(ssl)"
   }
 }
 
@@ -148,7 +190,7 @@ private final class ResponseCollector: ChannelInboundHandler {
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    promise.fail(HTTPPostClient.Failure.connection(HTTPPostClient.reason(error)))
+    promise.fail(HTTPPostClient.failure(error))
     context.close(promise: nil)
   }
 }
