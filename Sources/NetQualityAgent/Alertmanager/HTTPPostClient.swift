@@ -134,20 +134,28 @@ struct HTTPPostClient: Sendable {
   }
 
   /// A TLS failure as one line: "certificate verify failed: ..." for a certificate refused
-  /// (BoringSSL's reason: an unknown CA, an expired certificate) or a name it does not hold.
+  /// or a name it does not hold. BoringSSL's own text names a source file and line of the
+  /// build; only its reason is kept.
   static func tlsReason(_ error: any Error) -> String? {
     if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
-      return "certificate verify failed: the certificate is not for this host name (\(extra))"
+      // "NIOSSLExtraError.failedToValidateHostname: Couldn't find NAME in certificate from peer"
+      let text = "\(extra)"
+      let detail = text.firstRange(of: ": ").map { String(text[$0.upperBound...]) } ?? text
+      return "certificate verify failed: \(detail) (nor the address connected to)"
     }
     guard let ssl = error as? NIOSSLError else { return nil }
-    if case .handshakeFailed(let boring) = ssl {
-      let text = "\(boring)"
-      if text.contains("CERTIFICATE_VERIFY_FAILED") {
-        return "certificate verify failed: \(text)"
-      }
-      return "TLS handshake failed: \(text)"
+    guard case .handshakeFailed(let boring) = ssl else { return "TLS: \(ssl)" }
+    let text = "\(boring)"
+    if text.contains("CERTIFICATE_VERIFY_FAILED") {
+      return "certificate verify failed: its chain does not lead to a CA of tls_config.ca_file "
+        + "(the system's roots without one), or a certificate in it has expired"
     }
-    return "TLS: \(ssl)"
+    // "... error:10000410:SSL routines:OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE at FILE:LINE"
+    let reasons = text.split(separator: " ").compactMap { word in
+      word.firstRange(of: "OPENSSL_internal:").map { String(word[$0.upperBound...]) }
+    }
+    return "TLS handshake failed: "
+      + (reasons.isEmpty ? text : reasons.joined(separator: ", "))
   }
 }
 
