@@ -3,7 +3,8 @@
   webhook PORT FILE             an Alertmanager webhook receiver on 127.0.0.1:PORT: every
                                 POST body appended to FILE as one JSON line
   ready URL SECONDS             waits until URL answers 200
-  metric NAME{LABELS}           the value of one series on the agent's /metrics
+  metric NAME{LABELS} [AGENT]   the value of one series on the agent's /metrics (AGENT: its
+                                base URL, http://127.0.0.1:19472 unless given)
   alert PEER SECONDS SILENT     waits until Alertmanager lists peer_disconnected for PEER as
                                 active; checks its labels, annotations and times (it starts
                                 5 to 10 s after SILENT, the Unix time the peer went silent)
@@ -155,7 +156,8 @@ def main():
         ok = wait(float(sys.argv[3]), lambda: True if get(sys.argv[2])[0] == 200 else None)
         sys.exit(0 if ok is True else 1)
     elif command == "metric":
-        for line in get(f"{AGENT}/metrics")[1].splitlines():
+        agent = sys.argv[3] if len(sys.argv) > 3 else AGENT
+        for line in get(f"{agent}/metrics")[1].splitlines():
             if line.startswith(sys.argv[2] + " "):
                 print(line.split()[-1])
     elif command == "alert":
