@@ -80,9 +80,11 @@ public final class TickService: Service, Sendable {
       if skipped > 0 { skippedTicks.add(skipped, ordering: .relaxed) }
       let waitStarted = ContinuousClock.now
       if Self.isLate(scheduled: next, woke: woke) {
-        // Everything the captures buffered while the agent was held up, read: a window cut
-        // before the stop says nothing of that (`cuts: false`).
-        waitForCaptures(until: woke, deadline: woke + Self.catchUpNanoseconds, cuts: false)
+        // What the captures buffered while the agent was held up, read (or a window cut by
+        // it): a cut left from before the stop says nothing of that.
+        waitForCaptures(
+          until: woke, deadline: woke + Self.catchUpNanoseconds,
+          cutsBefore: state.capture.withLock(\.cutsMade))
       } else {
         // The window is cut by its packets (`StreamAnalyzer+Cut`): wait for the first packet
         // stamped after the boundary, or for the captures to have read everything before it.
@@ -130,12 +132,15 @@ public final class TickService: Service, Sendable {
   }
 
   /// Waits, until `deadline` at most, until every capture has read what was stamped before
-  /// `wallClock`, or (with `cuts`) a packet stamped after it has cut the window.
-  private func waitForCaptures(until wallClock: Int64, deadline: Int64, cuts: Bool = true) {
+  /// `wallClock`, or a packet has cut the window (with `cutsBefore`: a cut made since then).
+  private func waitForCaptures(until wallClock: Int64, deadline: Int64, cutsBefore: Int? = nil) {
     guard let captures else { return }
-    while !captures.hasDrained(until: wallClock) && !threads.isStopping
-      && !(cuts && state.capture.withLock(\.hasMadeCut))
-    {
+    func cut() -> Bool {
+      state.capture.withLock { analyzer in
+        cutsBefore.map { analyzer.cutsMade > $0 } ?? analyzer.hasMadeCut
+      }
+    }
+    while !captures.hasDrained(until: wallClock) && !threads.isStopping && !cut() {
       let now = WallClock.now().nanosecondsSinceEpoch
       guard now < deadline else { return }
       _ = alarm.sleep(untilWallClock: min(deadline, now + 5_000_000))

@@ -42,6 +42,10 @@ extension StreamAnalyzer {
   /// Whether the packets have cut the armed window already.
   public var hasMadeCut: Bool { madeCut != nil }
 
+  /// Cuts made in all: a tick that woke late waits for one made after it woke, not one left
+  /// from before the agent was held up.
+  public var cutsMade: Int { cutCount }
+
   /// The cut the packets made, taken (nil when none came at or after the armed boundary).
   public mutating func takeMadeCut() -> MadeCut? {
     defer { madeCut = nil }
@@ -53,6 +57,7 @@ extension StreamAnalyzer {
   @inline(never)
   mutating func makeCut(_ cut: WindowCut) {
     armedCut = nil
+    cutCount &+= 1
     var harvest = StreamHarvest()
     self.harvest(into: &harvest, forgetSilentSince: cut.forgetSilentSince)
     madeCut = MadeCut(boundary: cut.boundary, harvest: harvest)

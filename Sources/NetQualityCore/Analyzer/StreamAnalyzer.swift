@@ -73,6 +73,7 @@ public struct StreamAnalyzer: Sendable {
   /// the next boundary, and made by the first packet stamped at or after it.
   var armedCut: WindowCut?
   var madeCut: MadeCut?
+  var cutCount = 0
   /// Where the live capture was blind (the kernel dropped its packets): no silence or loss is
   /// counted across it (`CaptureBlindness`).
   var blindness = CaptureBlindness()
