@@ -22,6 +22,16 @@ final class CallsAPITests: XCTestCase {
     return record
   }
 
+  /// The Call-IDs `uri` lists, in its order.
+  static func callIDs(_ client: some TestClientProtocol, _ uri: String) async throws -> [String] {
+    try await client.execute(uri: uri, method: .get) { response in
+      XCTAssertEqual(response.status, .ok, uri)
+      let calls = try XCTUnwrap(
+        try HTTPRoutesTests.json(response.body)["calls"] as? [[String: Any]])
+      return calls.compactMap { $0["call_id"] as? String }
+    }
+  }
+
   func testEndedCallsAreFilteredNewestFirst() async throws {
     let state = HTTPRoutesTests.tickedState()
     var worse = Self.call("d", status: 200, at: 103)
@@ -34,14 +44,7 @@ final class CallsAPITests: XCTestCase {
     }
     let app = Application(router: HTTPServer.router(state: state))
     try await app.test(.router) { client in
-      func ids(_ uri: String) async throws -> [String] {
-        try await client.execute(uri: uri, method: .get) { response in
-          XCTAssertEqual(response.status, .ok, uri)
-          let calls = try XCTUnwrap(
-            try HTTPRoutesTests.json(response.body)["calls"] as? [[String: Any]])
-          return calls.compactMap { $0["call_id"] as? String }
-        }
-      }
+      func ids(_ uri: String) async throws -> [String] { try await Self.callIDs(client, uri) }
       let all = try await ids("/api/v1/calls")
       XCTAssertEqual(all, ["call-d", "call-c", "call-b", "call-a"])
       let failed = try await ids("/api/v1/calls?failed=true")
@@ -154,14 +157,7 @@ final class CallsAPITests: XCTestCase {
     state.update { $0.recentCalls = [inside, before, direct] }
     let app = Application(router: HTTPServer.router(state: state))
     try await app.test(.router) { client in
-      func ids(_ uri: String) async throws -> [String] {
-        try await client.execute(uri: uri, method: .get) { response in
-          XCTAssertEqual(response.status, .ok, uri)
-          let calls = try XCTUnwrap(
-            try HTTPRoutesTests.json(response.body)["calls"] as? [[String: Any]])
-          return calls.compactMap { $0["call_id"] as? String }
-        }
-      }
+      func ids(_ uri: String) async throws -> [String] { try await Self.callIDs(client, uri) }
       let relay = try await ids("/api/v1/calls?lost_in=relay")
       XCTAssertEqual(relay, ["call-inside"])
       let upstream = try await ids("/api/v1/calls?lost_in=upstream")

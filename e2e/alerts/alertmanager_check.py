@@ -96,19 +96,23 @@ def check_gone(peer, seconds):
     return 0
 
 
-def check_notified(status, peer, path, seconds, back=None):
-    def notified():
-        with open(path) as lines:
-            for line in lines:
-                message = json.loads(line)
-                for alert in message["alerts"]:
-                    if (alert["status"] == status
-                            and alert["labels"].get("alertname") == "peer_disconnected"
-                            and alert["labels"].get("peer") == peer):
-                        return alert
-        return None
+def notification(path, status, alertname, peer):
+    """The first notification at the webhook (FILE) of ALERTNAME for PEER with STATUS: the
+    receiver that got it and the alert, or None."""
+    with open(path) as lines:
+        for line in lines:
+            message = json.loads(line)
+            for alert in message["alerts"]:
+                if (alert["status"] == status
+                        and alert["labels"].get("alertname") == alertname
+                        and alert["labels"].get("peer") == peer):
+                    return message["receiver"], alert
+    return None
 
-    alert = wait(seconds, notified)
+
+def check_notified(status, peer, path, seconds, back=None):
+    found = wait(seconds, lambda: notification(path, status, "peer_disconnected", peer))
+    alert = found[1] if isinstance(found, tuple) else None
     if not isinstance(alert, dict):
         print(f"FAIL no {status} notification of peer_disconnected for {peer} at the webhook")
         return 1
@@ -126,18 +130,7 @@ def check_notified(status, peer, path, seconds, back=None):
 
 
 def check_paged(alertname, peer, receiver, path, seconds):
-    def paged():
-        with open(path) as lines:
-            for line in lines:
-                message = json.loads(line)
-                for alert in message["alerts"]:
-                    if (alert["status"] == "firing"
-                            and alert["labels"].get("alertname") == alertname
-                            and alert["labels"].get("peer") == peer):
-                        return message["receiver"], alert
-        return None
-
-    found = wait(seconds, paged)
+    found = wait(seconds, lambda: notification(path, "firing", alertname, peer))
     if not isinstance(found, tuple):
         print(f"FAIL no firing notification of {alertname} for {peer} at the webhook")
         return 1
