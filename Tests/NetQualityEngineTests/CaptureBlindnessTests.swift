@@ -74,6 +74,29 @@ final class CaptureBlindnessTests: XCTestCase {
     XCTAssertEqual(states(scenario, "198.51.100.9").map(\.kind), [.connected])
   }
 
+  /// A tick while the drops' gap is awaited takes the capture as blind from its last packet;
+  /// once a packet came with no gap (an overload), a peer silent since then is interrupted and
+  /// disconnected: the open span does not outlive the wait (before, it hid the peer's silence
+  /// for ever).
+  func testAnOpenSpanEndsWithTheWait() throws {
+    var scenario = Scenario()
+    for second in 0..<10 {  // both peers, in time order
+      let range = Double(second)..<Double(second + 1)
+      scenario.audio(seconds: range)
+      scenario.audio(from: Self.other, ssrc: 0xCCCC, seconds: range)
+    }
+    scenario.engine.noticeCaptureDrops(interface: 0, at: Scenario.time(9.99))
+    scenario.idle(until: 10)  // the tick at 10 s: the gap still awaited
+    scenario.audio(from: Self.other, ssrc: 0xCCCC, seconds: 10..<30, firstSequence: 0)
+    scenario.idle(until: 30)
+    XCTAssertEqual(scenario.engine.analyzer.captureBlindSpan(interface: 0).count, 0)
+    let events = states(scenario)
+    XCTAssertEqual(events.map(\.kind), [.connected, .interrupted, .disconnected])
+    // The tick at 10 s, while the drops' gap was awaited, took the peer as heard until then:
+    // 4 s and 12 s after it, not after its last packet 20 ms before.
+    XCTAssertEqual(events.dropFirst().map(\.time), [Scenario.time(14), Scenario.time(22)])
+  }
+
   /// Drops without a gap (an overload: the ring full for moments) make no span, and a later
   /// silence is the network's.
   func testDropsWithoutAGapMakeNoSpan() throws {

@@ -143,6 +143,11 @@ public struct Scorer: Sendable {
     let interval =
       previousTick.map { max(0, now.seconds(since: $0)) } ?? configuration.tickIntervalSeconds
     previousTick = now
+    // A span still open holds for the harvest that reports it: each harvest reports those
+    // still open again, and one that closed without a gap (an overload) must not stay open.
+    if captureBlind.contains(where: { $0.value.to == nil }) {
+      captureBlind = captureBlind.filter { $0.value.to != nil }
+    }
     for span in harvest.blindSpans { captureBlind[span.interface] = span }
     let tick = windowStreams(&harvest, now: now, interval: interval)
     let media = mediaTick(harvest, interval: interval)
