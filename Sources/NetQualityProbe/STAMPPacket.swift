@@ -16,9 +16,52 @@ public protocol STAMPPacket: Hashable, Sendable {
 
   /// Where the fields sit in `mode`.
   static func layout(_ mode: STAMPMode) -> STAMPLayout
+
+  /// The fields both packets start with (RFC 8762 sections 4.2.1 and 4.3.1): the sequence
+  /// number, the Timestamp (T1 of a sender's, T3 of a reflector's) and its error estimate.
+  var sequenceNumber: UInt32 { get }
+  var timestamp: STAMPTimestamp { get }
+  var errorEstimate: STAMPErrorEstimate { get }
+}
+
+/// The fields a test packet starts with, read (`STAMPPacket.head(of:mode:)`), and the layout
+/// of the mode they were read in, for the rest of the packet.
+public struct STAMPPacketHead: Sendable {
+  public var layout: STAMPLayout
+  public var sequenceNumber: UInt32
+  public var timestamp: STAMPTimestamp
+  public var errorEstimate: STAMPErrorEstimate
 }
 
 extension STAMPPacket {
+  /// Reads the fields every test packet starts with from `bytes`, once it holds the base
+  /// packet of `mode` (throws `tooShort` otherwise): the first step of each decoder.
+  static func head(of bytes: UnsafeRawBufferPointer, mode: STAMPMode) throws(STAMPCodecError)
+    -> STAMPPacketHead
+  {
+    let layout = layout(mode)
+    try layout.checkHolds(bytes.count)
+    return STAMPPacketHead(
+      layout: layout, sequenceNumber: bytes.uint32BigEndian(at: layout.sequenceNumber),
+      timestamp: STAMPTimestamp(rawValue: bytes.uint64BigEndian(at: layout.timestamp)),
+      errorEstimate: STAMPErrorEstimate(rawValue: bytes.uint16BigEndian(at: layout.errorEstimate)))
+  }
+
+  /// Starts writing the packet in `mode` into `buffer[0 ..< totalLength]`: checks the buffer,
+  /// zeros it and writes the fields every test packet starts with; returns the layout for the
+  /// rest (the first step of each encoder).
+  func encodeHead(into buffer: UnsafeMutableRawBufferPointer, totalLength: Int, mode: STAMPMode)
+    throws(STAMPCodecError) -> STAMPLayout
+  {
+    let layout = Self.layout(mode)
+    try STAMPLayout.checkEncode(buffer, totalLength: totalLength, layout: layout)
+    buffer.zero(from: 0, count: totalLength)
+    buffer.storeBigEndian(sequenceNumber, at: layout.sequenceNumber)
+    buffer.storeBigEndian(timestamp.rawValue, at: layout.timestamp)
+    buffer.storeBigEndian(errorEstimate.rawValue, at: layout.errorEstimate)
+    return layout
+  }
+
   /// The base packet length of `mode`: 44 unauthenticated, 112 authenticated.
   public static func baseLength(_ mode: STAMPMode) -> Int {
     layout(mode).baseLength

@@ -43,13 +43,13 @@ public struct STAMPReflectorPacket: STAMPPacket {
 
   // MARK: Decode
 
-  /// Reads a reply of `mode` (see `STAMPPacket`).
+  /// Reads a reply of `mode` (see `STAMPPacket`): its head, then the reflector's fields.
   public init(decoding bytes: UnsafeRawBufferPointer, mode: STAMPMode) throws(STAMPCodecError) {
-    let layout = Self.layout(mode)
-    try layout.checkHolds(bytes.count)
-    sequenceNumber = bytes.uint32BigEndian(at: layout.sequenceNumber)
-    timestamp = STAMPTimestamp(rawValue: bytes.uint64BigEndian(at: layout.timestamp))
-    errorEstimate = STAMPErrorEstimate(rawValue: bytes.uint16BigEndian(at: layout.errorEstimate))
+    let head = try Self.head(of: bytes, mode: mode)
+    let layout = head.layout
+    sequenceNumber = head.sequenceNumber
+    timestamp = head.timestamp
+    errorEstimate = head.errorEstimate
     receiveTimestamp = STAMPTimestamp(
       rawValue: bytes.uint64BigEndian(at: layout.receiveTimestamp))
     senderSequenceNumber = bytes.uint32BigEndian(at: layout.senderSequenceNumber)
@@ -79,12 +79,7 @@ public struct STAMPReflectorPacket: STAMPPacket {
   func encodeUnsigned(
     into buffer: UnsafeMutableRawBufferPointer, totalLength: Int, mode: STAMPMode
   ) throws(STAMPCodecError) {
-    let layout = Self.layout(mode)
-    try STAMPLayout.checkEncode(buffer, totalLength: totalLength, layout: layout)
-    buffer.zero(from: 0, count: totalLength)
-    buffer.storeBigEndian(sequenceNumber, at: layout.sequenceNumber)
-    buffer.storeBigEndian(timestamp.rawValue, at: layout.timestamp)
-    buffer.storeBigEndian(errorEstimate.rawValue, at: layout.errorEstimate)
+    let layout = try encodeHead(into: buffer, totalLength: totalLength, mode: mode)
     buffer.storeBigEndian(receiveTimestamp.rawValue, at: layout.receiveTimestamp)
     buffer.storeBigEndian(senderSequenceNumber, at: layout.senderSequenceNumber)
     buffer.storeBigEndian(senderTimestamp.rawValue, at: layout.senderTimestamp)

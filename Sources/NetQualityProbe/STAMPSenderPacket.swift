@@ -25,13 +25,12 @@ public struct STAMPSenderPacket: STAMPPacket {
 
   // MARK: Decode
 
-  /// Reads a packet of `mode` (see `STAMPPacket`).
+  /// Reads a packet of `mode` (see `STAMPPacket`): its head is all it has.
   public init(decoding bytes: UnsafeRawBufferPointer, mode: STAMPMode) throws(STAMPCodecError) {
-    let layout = Self.layout(mode)
-    try layout.checkHolds(bytes.count)
-    sequenceNumber = bytes.uint32BigEndian(at: layout.sequenceNumber)
-    timestamp = STAMPTimestamp(rawValue: bytes.uint64BigEndian(at: layout.timestamp))
-    errorEstimate = STAMPErrorEstimate(rawValue: bytes.uint16BigEndian(at: layout.errorEstimate))
+    let head = try Self.head(of: bytes, mode: mode)
+    self.init(
+      sequenceNumber: head.sequenceNumber, timestamp: head.timestamp,
+      errorEstimate: head.errorEstimate)
   }
 
   // MARK: Encode
@@ -41,12 +40,8 @@ public struct STAMPSenderPacket: STAMPPacket {
   public func encode(
     into buffer: UnsafeMutableRawBufferPointer, totalLength: Int, key: STAMPKey?
   ) throws(STAMPCodecError) -> Int {
-    let layout = Self.layout(key == nil ? .unauthenticated : .authenticated)
-    try STAMPLayout.checkEncode(buffer, totalLength: totalLength, layout: layout)
-    buffer.zero(from: 0, count: totalLength)
-    buffer.storeBigEndian(sequenceNumber, at: layout.sequenceNumber)
-    buffer.storeBigEndian(timestamp.rawValue, at: layout.timestamp)
-    buffer.storeBigEndian(errorEstimate.rawValue, at: layout.errorEstimate)
+    _ = try encodeHead(
+      into: buffer, totalLength: totalLength, mode: key == nil ? .unauthenticated : .authenticated)
     key?.sign(buffer)
     return totalLength
   }
