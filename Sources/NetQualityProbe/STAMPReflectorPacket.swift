@@ -37,10 +37,6 @@ public struct STAMPReflectorPacket: STAMPPacket {
     self.senderTTL = senderTTL
   }
 
-  public static func layout(_ mode: STAMPMode) -> STAMPLayout {
-    STAMPLayout.reflector(mode)
-  }
-
   // MARK: Decode
 
   /// Reads a reply of `mode` (see `STAMPPacket`): its head, then the reflector's fields.
@@ -85,5 +81,9 @@ public struct STAMPReflectorPacket: STAMPPacket {
     buffer.storeBigEndian(senderTimestamp.rawValue, at: layout.senderTimestamp)
     buffer.storeBigEndian(senderErrorEstimate.rawValue, at: layout.senderErrorEstimate)
     buffer[layout.senderTTL] = senderTTL
+  }
+
+  public static func layout(_ mode: STAMPMode) -> STAMPLayout {
+    STAMPLayout.reflector(mode)
   }
 }
