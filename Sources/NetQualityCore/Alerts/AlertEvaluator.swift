@@ -267,13 +267,18 @@ public struct AlertEvaluator: Sendable {
     if !drop.isEmpty {
       drop.sort()
       var (kept, next) = (drop[0], 0)
-      for position in drop[0]..<ordered.count {
-        if next < drop.count, drop[next] == position {
-          next += 1
-          continue
+      // Swapped in the buffer: the array's `swapAt` copied both alerts (a retain of each of
+      // their references), and under churn the oldest alerts resolve, so the whole order moves
+      // up at every tick: 5 % of a tick at 100,000 alerts (perf, issue 37).
+      ordered.withUnsafeMutableBufferPointer { buffer in
+        for position in drop[0]..<buffer.count {
+          if next < drop.count, drop[next] == position {
+            next += 1
+            continue
+          }
+          buffer.swapAt(kept, position)
+          kept += 1
         }
-        ordered.swapAt(kept, position)
-        kept += 1
       }
       ordered.removeLast(ordered.count - kept)
     }

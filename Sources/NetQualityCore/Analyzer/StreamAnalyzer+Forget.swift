@@ -34,17 +34,9 @@ extension StreamAnalyzer {
     counters.forgottenStreams += Int64(silent.count)
     // RTCP senders silent as long: any address that ever sent RTCP-looking UDP would otherwise
     // stay for good.
-    if rtcpCadenceByAddress.values.contains(where: { $0.last < cutoff }) {
-      rtcpCadenceByAddress = rtcpCadenceByAddress.filter { $0.value.last >= cutoff }
-    }
-    if stunRoundTripByAddress.values.contains(where: { ($0.lastTime ?? cutoff) < cutoff }) {
-      stunRoundTripByAddress = stunRoundTripByAddress.filter {
-        ($0.value.lastTime ?? cutoff) >= cutoff
-      }
-    }
-    if sessionEndByAddress.values.contains(where: { $0.time < cutoff }) {
-      sessionEndByAddress = sessionEndByAddress.filter { $0.value.time >= cutoff }
-    }
+    rtcpCadenceByAddress.removeValues { $0.last < cutoff }
+    stunRoundTripByAddress.removeValues { ($0.lastTime ?? cutoff) < cutoff }
+    sessionEndByAddress.removeValues { $0.time < cutoff }
     forgetSignalledMedia(unusedSince: cutoff)
     forgetFeedback(silentSince: cutoff)
     return silent.count

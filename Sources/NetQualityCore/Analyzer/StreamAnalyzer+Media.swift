@@ -103,7 +103,8 @@ extension StreamAnalyzer {
   func mediaCounts(ofStream index: Int) -> MediaCounts? {
     let slot = streams[index].mediaSlot
     if slot.isVideo {
-      return isVideo(streams[index]) ? videoMedia[slot.storeIndex].counts : nil
+      return isVideo(streams[index].key, clock: streams[index].reportedClock)
+        ? videoMedia[slot.storeIndex].counts : nil
     }
     if slot.isAudio {
       return audioMedia[slot.storeIndex].concealment.counts(
@@ -146,8 +147,7 @@ extension StreamAnalyzer {
 
   /// Forgets the feedback of pairs silent since `cutoff`.
   mutating func forgetFeedback(silentSince cutoff: CaptureTime) {
-    guard feedbackByPair.values.contains(where: { $0.lastTime < cutoff }) else { return }
-    feedbackByPair = feedbackByPair.filter { $0.value.lastTime >= cutoff }
+    feedbackByPair.removeValues { $0.lastTime < cutoff }
   }
 }
 

@@ -13,9 +13,12 @@ extension StreamAnalyzer {
   }
 
   /// Video by SDP media kind, or by the 90 kHz clock every RTP video format uses.
-  func isVideo(_ stream: RTPStream) -> Bool {
-    if stream.reportedClock.rateHz == 90_000 { return true }
-    return signalled(stream.key)?.kind == "video"
+  func isVideo(_ stream: RTPStream) -> Bool { isVideo(stream.key, clock: stream.reportedClock) }
+
+  /// The same, from the stream's key and reported clock.
+  func isVideo(_ key: StreamKey, clock: PayloadClock) -> Bool {
+    if clock.rateHz == 90_000 { return true }
+    return signalled(key)?.kind == "video"
   }
 
   /// Starts a new scoring window on every stream (the jitter maximum restarts).

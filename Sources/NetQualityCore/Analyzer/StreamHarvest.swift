@@ -178,13 +178,15 @@ extension StreamAnalyzer {
     func facts(of address: IPAddress) -> Int32 {
       guard anyFacts else { return -1 }
       if let index = factsIndex[address] { return index }
-      let stun = stunRoundTripByAddress[address]
+      // An empty dictionary is not asked: most hosts see no ICE or no session end, and each
+      // lookup hashes the address.
+      let stun = stunRoundTripByAddress.isEmpty ? nil : stunRoundTripByAddress[address]
       let facts = StreamHarvest.AddressFacts(
-        cadence: rtcpCadenceByAddress[address],
+        cadence: rtcpCadenceByAddress.isEmpty ? nil : rtcpCadenceByAddress[address],
         stun: zip(stun?.lastTime, stun?.lastSeconds).map {
           StreamHarvest.TimedSample(time: $0.0, seconds: $0.1)
         },
-        end: sessionEndByAddress[address])
+        end: sessionEndByAddress.isEmpty ? nil : sessionEndByAddress[address])
       guard !facts.isEmpty else { return -1 }
       let index = Int32(harvest.addresses.count)
       harvest.addresses.append(facts)
@@ -192,44 +194,47 @@ extension StreamAnalyzer {
       return index
     }
     for index in streams.indices where !freeSet.contains(index) {
-      let stream = streams[index]
+      // Field by field, never the whole record (384 bytes) copied out: a copy of every
+      // stream's record per harvest was a fifth of the harvest under churn (perf, issue 37).
+      let key = streams[index].key
       let direction = StreamDirection(
-        source: stream.key.sourceAddress, destination: stream.key.destinationAddress,
+        source: key.sourceAddress, destination: key.destinationAddress,
         localNetworks: configuration.localNetworks)
       let peer: IPAddress
       switch direction {
-      case .rx: peer = stream.key.sourceAddress
-      case .tx: peer = stream.key.destinationAddress
+      case .rx: peer = key.sourceAddress
+      case .tx: peer = key.destinationAddress
       case .local, .transit: continue
       }
       guard isConfirmed(index) else { continue }
-      let clockRateHz = clockRateHz(of: stream)
+      let clock = streams[index].reportedClock
+      let clockRateHz = clock.source != .unknown ? Int(clock.rateHz) : nil
       var feedbackIndex: Int32 = -1
-      if stream.feedbackSlot >= 0 {
+      let feedbackSlot = streams[index].feedbackSlot
+      if feedbackSlot >= 0 {
         feedbackIndex = Int32(harvest.feedbacks.count)
         harvest.feedbacks.append(
-          StreamHarvest.Feedback(feedback(ofStream: index), clockRateHz: clockRateHz))
+          StreamHarvest.Feedback(feedbacks[feedbackSlot], clockRateHz: clockRateHz))
       }
       // An rx stream's sender is its peer: one lookup for both.
-      let senderFacts = facts(of: stream.key.sourceAddress)
+      let senderFacts = facts(of: key.sourceAddress)
       let peerFacts = direction == .rx ? senderFacts : facts(of: peer)
+      let firstArrival = CaptureTime(nanosecondsSinceEpoch: streams[index].firstArrivalNanoseconds)
       harvest.streams.append(
         StreamHarvest.Stream(
-          direction: direction, role: stream.role, interface: stream.interface,
-          isVideo: isVideo(stream), index: Int32(index), feedbackIndex: feedbackIndex,
-          senderFactsIndex: senderFacts, peerFactsIndex: peerFacts,
-          key: stream.key, counts: stream.counts,
-          firstArrival: CaptureTime(nanosecondsSinceEpoch: stream.firstArrivalNanoseconds),
-          lastArrival: CaptureTime(nanosecondsSinceEpoch: stream.lastArrivalNanoseconds),
-          resumedAt: CaptureTime(nanosecondsSinceEpoch: stream.resumedAtNanoseconds),
-          windowMaxJitterSeconds: clockRateHz != nil ? stream.jitter.windowMaxJitterSeconds : nil))
+          direction: direction, role: streams[index].role, interface: streams[index].interface,
+          isVideo: isVideo(key, clock: clock), index: Int32(index),
+          feedbackIndex: feedbackIndex, senderFactsIndex: senderFacts, peerFactsIndex: peerFacts,
+          key: key, counts: streams[index].counts, firstArrival: firstArrival,
+          lastArrival: CaptureTime(nanosecondsSinceEpoch: streams[index].lastArrivalNanoseconds),
+          resumedAt: CaptureTime(nanosecondsSinceEpoch: streams[index].resumedAtNanoseconds),
+          windowMaxJitterSeconds: clockRateHz != nil
+            ? streams[index].jitter.windowMaxJitterSeconds : nil))
       if let counts = mediaCounts(ofStream: index) {
         harvest.media.append(
           MediaHarvest(
-            index: Int32(index),
-            firstArrival: CaptureTime(nanosecondsSinceEpoch: stream.firstArrivalNanoseconds),
-            key: stream.key, direction: direction, isVideo: stream.mediaSlot.isVideo,
-            counts: counts))
+            index: Int32(index), firstArrival: firstArrival, key: key, direction: direction,
+            isVideo: streams[index].mediaSlot.isVideo, counts: counts))
       }
     }
     harvest.feedbackByPair = feedbackByPair

@@ -176,7 +176,6 @@ extension CallTracker {
   }
 
   mutating func forgetRecentlyEnded(before cutoff: CaptureTime) {
-    guard recentlyEnded.values.contains(where: { $0 < cutoff }) else { return }
-    recentlyEnded = recentlyEnded.filter { $0.value >= cutoff }
+    recentlyEnded.removeValues { $0 < cutoff }
   }
 }

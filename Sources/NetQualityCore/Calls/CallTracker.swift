@@ -189,7 +189,11 @@ public struct CallTracker: Sendable {
     var snapshot = CallsSnapshot()
     var unrecorded: [IPAddress: Int] = [:]
     for index in calls.indices where calls[index].isLive {
-      var state = calls[index]
+      // Moved out and back, not copied (1.4 KB and a retain of each of its references per live
+      // call per tick, 4 % of a tick under churn, perf, issue 37); a method of the tracker
+      // cannot take `calls[index]` inout while it reads `self`.
+      var state = CallState.vacant
+      swap(&state, &calls[index])
       state.firstTick = state.firstTick ?? now
       state.lastTick = now
       score(&state, now: now, interval: interval, scorer: scorer)

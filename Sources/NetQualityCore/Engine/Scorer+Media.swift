@@ -43,7 +43,7 @@ extension Scorer {
         StreamMediaSnapshot(
           key: stream.key, direction: stream.direction, peer: name, isVideo: stream.isVideo,
           window: window, total: stream.counts, framesPerSecond: fps))
-      let position = peers.position(of: name)
+      let position = peers.position(of: name, stream: stream.index)
       func add(_ direction: inout DirectionMedia) {
         direction.window.add(window)
         direction.total.add(stream.counts)

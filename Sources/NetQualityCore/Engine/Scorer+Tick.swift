@@ -68,6 +68,7 @@ extension Scorer {
         ? min(names[order[position]], probedNames[safe: probedPosition] ?? names[order[position]])
         : probedNames[probedPosition]
       var window = PeerWindow()
+      let first = position
       while position < order.count, names[order[position]] == name {
         let stream = tick.facts[order[position]]
         window.add(
@@ -78,7 +79,10 @@ extension Scorer {
       }
       if probedNames[safe: probedPosition] == name { probedPosition += 1 }
       let (snapshot, peerEvents) = updatePeer(
-        name, window, probe: probed[name], media: peerMedia[name], now: now,
+        name, window, probe: probed[name],
+        media: peerMedia.media(
+          of: name, streams: order[first..<position].lazy.map { tick.facts[$0].index }),
+        now: now,
         intervalSeconds: interval)
       counters.record(snapshot, seconds: interval)
       snapshots.append(snapshot)

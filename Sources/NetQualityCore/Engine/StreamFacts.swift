@@ -7,6 +7,8 @@ struct StreamFacts {
   /// The stream's RTCP details and its peer's address facts in the harvest, or -1.
   var feedbackIndex: Int32
   var peerFactsIndex: Int32
+  /// The stream's index in the analyzer.
+  var index: Int32
   /// The capture interface the stream was first seen on.
   var interface: UInt8
   var isVideo: Bool
@@ -16,6 +18,7 @@ struct StreamFacts {
     resumedAt = stream.resumedAt
     feedbackIndex = stream.feedbackIndex
     peerFactsIndex = stream.peerFactsIndex
+    index = stream.index
     interface = stream.interface
     isVideo = stream.isVideo
   }

@@ -30,8 +30,10 @@ struct SlotStore<Element> {
     }
   }
 
+  /// Read in place (`_read`): a getter copied the whole element out for every field read, the
+  /// stream's RTCP details (with their CNAME's reference) at every harvest (perf, issue 37).
   subscript(slot: Int32) -> Element {
-    get { elements[Int(slot)] }
+    _read { yield elements[Int(slot)] }
     _modify { yield &elements[Int(slot)] }
   }
 }
