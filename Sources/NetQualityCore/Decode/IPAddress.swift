@@ -28,19 +28,6 @@ public struct IPAddress: Hashable, Sendable, Comparable {
   /// The IPv4 address as a 32-bit integer, when this is one.
   public var ipv4Value: UInt32? { isIPv4 ? UInt32(truncatingIfNeeded: low) : nil }
 
-  /// Written out, inlined: the derived one was a call per probe of every address-keyed table
-  /// (a tenth of a harvest under churn, perf, issue 37).
-  @inline(__always)
-  public static func == (lhs: IPAddress, rhs: IPAddress) -> Bool {
-    lhs.high == rhs.high && lhs.low == rhs.low
-  }
-
-  @inline(__always)
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(high)
-    hasher.combine(low)
-  }
-
   public static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
     (lhs.high, lhs.low) < (rhs.high, rhs.low)
   }
