@@ -144,13 +144,13 @@ public struct Agent {
     let listeners = try configuration.moreListenAddresses.map { address in
       try HTTPServer.application(
         host: address.host, port: address.port, state: state, registry: registry,
-        security: security, reload: reload,
+        security: security, reload: reload, metricsPath: configuration.telemetryPath,
         onServerRunning: { [logger] in logger.info("also listening on \(scheme)://\(address)") })
     }
     let http = try HTTPServer.application(
       host: configuration.listenHost, port: configuration.listenPort, state: state,
       registry: registry, security: security,
-      reload: reload,
+      reload: reload, metricsPath: configuration.telemetryPath,
       onServerRunning: { [logger, configurationPath, enableLifecycle] in
         let local = live.current.engineConfiguration(interfaceNetworks: addresses).localNetworks
         let started =

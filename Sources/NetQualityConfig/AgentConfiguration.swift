@@ -26,6 +26,8 @@ public struct AgentConfiguration: Sendable {
   /// Where else it listens, each with the same endpoints and web configuration (`listen` as a
   /// list, a repeated `--web.listen-address`).
   public var moreListenAddresses: [ListenAddress] = []
+  /// Where the metrics are served (`telemetry_path`, `--web.telemetry-path`).
+  public var telemetryPath = TelemetryPath.defaultPath
   /// Per-stream series in /metrics (opt-in) and their cap.
   public var perStreamMetrics = false
   public var maxStreamSeries = 1000

@@ -40,6 +40,13 @@ struct RunCommand: AsyncParsableCommand {
       valueName: "HOST:PORT"))
   var listen: [String] = []
 
+  @Option(
+    name: .customLong("web.telemetry-path"),
+    help: ArgumentHelp(
+      "Path under which to expose metrics (default /metrics; overrides the file's "
+        + "telemetry_path).", valueName: "PATH"))
+  var telemetryPath: String?
+
   @Option(help: ArgumentHelp("BPF capture filter (overrides the file).", valueName: "FILTER"))
   var filter: String?
 
@@ -107,6 +114,12 @@ struct RunCommand: AsyncParsableCommand {
         addresses.append(address)
       }
       overrides.listen = addresses
+    }
+    if let telemetryPath {
+      if let problem = TelemetryPath.problem(telemetryPath) {
+        throw fail("--web.telemetry-path: \(problem)", code: 2)
+      }
+      overrides.telemetryPath = telemetryPath
     }
     overrides.dashboardFile = dashboard
     overrides.webConfigFile = webConfigFile

@@ -187,7 +187,7 @@ final class HTTPRoutesTests: XCTestCase {
 
   func testHeadAnswersLikeGetWithoutABody() async throws {
     try await test(tickedState()) { client in
-      for path in HTTPServer.paths.sorted() {
+      for path in HTTPServer.paths().sorted() {
         let length = try await client.execute(uri: path, method: .get) { response in
           response.headers[.contentLength]
         }

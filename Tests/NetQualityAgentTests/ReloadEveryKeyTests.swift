@@ -60,6 +60,7 @@ final class ReloadEveryKeyTests: XCTestCase {
       "quality.video.codec_delay_ms": "quality: {video: {codec_delay_ms: 40}}",
       "alerts": "alerts: {builtin: false}",
       "listen": "listen: \"127.0.0.1:19998\"",
+      "telemetry_path": "telemetry_path: /other/metrics",
       "web_config_file": "web_config_file: \(path)/web.yml",
       "metrics.per_stream": "metrics: {per_stream: true}",
       "metrics.max_stream_series": "metrics: {max_stream_series: 5}",

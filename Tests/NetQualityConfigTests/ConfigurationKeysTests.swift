@@ -51,7 +51,8 @@ final class ConfigurationKeysTests: XCTestCase {
     XCTAssertEqual(
       ConfigurationKeys.all.filter { $0.effect == .restart }.map(\.name),
       [
-        "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "listen", "probe_rtt_buckets",
+        "interfaces", "bpf_filter", "snaplen", "buffer_size_mb", "listen", "telemetry_path",
+        "probe_rtt_buckets",
         "reflector.enabled", "reflector.listen", "reflector.auth_key_file", "reflector.allow",
         "reflector.rate_limit", "reflector.burst", "reflector.clock_synchronized", "storage_path",
         "storage.enabled", "storage.raw_retention_hours", "storage.aggregate_retention_days",

@@ -102,7 +102,7 @@ final class ConfigurationLoaderTests: XCTestCase {
       [
         "line 1: interfaces: expected a list",
         "line 2: snaplen: expected a whole number",
-        "line 3: colour: unknown key; known keys here: interfaces, bpf_filter, snaplen, buffer_size_mb, local_networks, peers, tick_interval, max_streams, timers, quality, alerts, listen, web_config_file, metrics, dashboard_file, dashboard, status_page, probes, probe_rtt_buckets, probe_endpoint, reflector, storage_path, storage, alertmanager, calls",
+        "line 3: colour: unknown key; known keys here: interfaces, bpf_filter, snaplen, buffer_size_mb, local_networks, peers, tick_interval, max_streams, timers, quality, alerts, listen, telemetry_path, web_config_file, metrics, dashboard_file, dashboard, status_page, probes, probe_rtt_buckets, probe_endpoint, reflector, storage_path, storage, alertmanager, calls",
         "line 4: timers: must grow: interrupted < disconnected < timeout",
         "line 8: alerts.rules[0].metric: unknown metric 'packets_per_fortnight'; metrics are rx_quality, tx_quality, rx_loss_ratio, tx_loss_ratio, rx_jitter_ms, tx_jitter_ms, rtt_ms, rx_mos, tx_mos, state, rx_video_freezes, call_failure_ratio, call_5xx_ratio",
         "line 9: listen: 'nowhere': expected ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9470, [::1]:9470, :9470); host names are not resolved",

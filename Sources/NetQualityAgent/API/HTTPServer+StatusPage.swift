@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
 import NetQualityStore
@@ -8,10 +9,13 @@ extension HTTPServer {
   /// The status page at `/` (`StatusPage`): the rows chosen at the last tick, each with its
   /// chart from the history when it is on (read once per tick and set of peers, off the event
   /// loop, from a read-only connection), else — or when the history cannot be read — from the
-  /// charts kept in memory.
-  static func statusPage(_ state: AgentState) async -> Response {
+  /// charts kept in memory. Its link to the metrics is to `metricsPath` (`--web.telemetry-path`).
+  static func statusPage(
+    _ state: AgentState, metricsPath: String = TelemetryPath.defaultPath
+  ) async -> Response {
     var model = StatusPage.Model()
     model.version = BuildInfo.version
+    model.metricsPath = metricsPath
     let (rows, table, tick, alerts, events, calls, configuration) = state.read {
       (
         $0.statusRows, $0.peerTable, $0.lastTick, $0.alerts, $0.recentEvents, $0.recentCalls,

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import NIOCore
+import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
 
@@ -12,12 +13,11 @@ import NetQualityExport
 /// connection held to `HTTPLimits` (see `ConnectionRegistry`), every request to the web
 /// configuration (`WebSecurity`: TLS, basic auth, headers).
 enum HTTPServer {
-  /// Every path served, each for GET and HEAD.
-  static let paths: Set<String> = [
-    "/metrics", "/-/healthy", "/-/ready", "/", "/api/v1/peers", "/api/v1/streams",
-    "/api/v1/alerts", "/api/v1/status", "/api/v1/history", "/probe",
-    "/api/v1/calls", "/runbook",
-  ]
+  /// Every path served, each for GET and HEAD: the metrics at `metricsPath`
+  /// (`--web.telemetry-path`) and the other routes.
+  static func paths(metricsPath: String = TelemetryPath.defaultPath) -> Set<String> {
+    TelemetryPath.otherRoutes.union([metricsPath])
+  }
 
   /// How long Prometheus waits for this scrape (sent with every scrape).
   static let scrapeTimeoutHeader = HTTPField.Name("X-Prometheus-Scrape-Timeout-Seconds")
@@ -27,6 +27,7 @@ enum HTTPServer {
   static func application(
     host: String, port: Int, state: AgentState, registry: ConnectionRegistry,
     security: WebSecurity = WebSecurity(.none), reload: Reload? = nil,
+    metricsPath: String = TelemetryPath.defaultPath,
     onServerRunning: @escaping @Sendable () -> Void = {}
   ) throws -> some ApplicationProtocol {
     let http1 = HTTPServerBuilder.http1(
@@ -44,7 +45,9 @@ enum HTTPServer {
             customVerificationCallback: tls.customVerification))
       } ?? http1
     return Application(
-      router: router(state: state, registry: registry, security: security, reload: reload),
+      router: router(
+        state: state, registry: registry, security: security, reload: reload,
+        metricsPath: metricsPath),
       server: server,
       configuration: .init(address: .hostname(host, port: port), serverName: "netquality"),
       onServerRunning: { _ in onServerRunning() },
@@ -57,12 +60,15 @@ enum HTTPServer {
 
   static func router(
     state: AgentState, registry: ConnectionRegistry? = nil,
-    security: WebSecurity = WebSecurity(.none), reload: Reload? = nil
+    security: WebSecurity = WebSecurity(.none), reload: Reload? = nil,
+    metricsPath: String = TelemetryPath.defaultPath
   ) -> Router<AgentRequestContext> {
     let router = Router(context: AgentRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: WebSecurityMiddleware(security: security))
-    router.add(middleware: MethodMiddleware(paths: paths, postPaths: ["/-/reload"]))
-    router.get("/metrics") { request, _ in
+    router.add(
+      middleware: MethodMiddleware(paths: paths(metricsPath: metricsPath), postPaths: ["/-/reload"])
+    )
+    router.get(RouterPath(metricsPath)) { request, _ in
       metrics(
         state, http: registry?.counters, security: security,
         gzip: Gzip.isAccepted(by: request.headers[.acceptEncoding]))
@@ -95,7 +101,9 @@ enum HTTPServer {
         ? text("OK\n") : text("captures not running yet\n", status: .serviceUnavailable)
     }
     router.get("/") { _, context in
-      await untilClientGoes(context.channel, registry: registry) { await statusPage(state) }
+      await untilClientGoes(context.channel, registry: registry) {
+        await statusPage(state, metricsPath: metricsPath)
+      }
     }
     router.get("/runbook") { _, _ in html(runbookPage) }
     router.get("/api/v1/peers") { request, _ -> Response in

@@ -34,6 +34,15 @@ enum WebKeys {
       }
       return addresses
     },
+    // The exporter toolkit's --web.telemetry-path: where /metrics is served instead.
+    .value("telemetry_path", \.telemetryPath, .restart) { walker, node, name in
+      guard let path = walker.string(node, name) else { return nil }
+      if let problem = TelemetryPath.problem(path) {
+        walker.issue(node, name, problem)
+        return nil
+      }
+      return path
+    },
     .string("web_config_file", \.webConfigFile, .live),
   ]
 }

@@ -22,6 +22,8 @@ public enum StatusPage {
 
   public struct Model: Sendable {
     public var version = ""
+    /// Where the metrics are served (`--web.telemetry-path`), for the page's link.
+    public var metricsPath = "/metrics"
     /// The last tick (nil: none yet).
     public var time: CaptureTime?
     public var hostRx = QualityLevel.unknown
@@ -78,7 +80,7 @@ public enum StatusPage {
       <title>netquality: host rx \(model.hostRx.name), tx \(model.hostTx.name)</title>
       <style>\(style)</style></head><body>
       <header><h1>netquality</h1><span class="version">\(HTMLText.escape(model.version))</span>
-      <nav><a href="/metrics">/metrics</a> <a href="/api/v1/peers">/api/v1/peers</a> \
+      <nav><a href="\(HTMLText.escape(model.metricsPath))">\(HTMLText.escape(model.metricsPath))</a> <a href="/api/v1/peers">/api/v1/peers</a> \
       <a href="/api/v1/streams">/api/v1/streams</a> <a href="/api/v1/alerts">/api/v1/alerts</a> \
       <a href="/api/v1/status">/api/v1/status</a> \
       <a href="/api/v1/history?since=1h">/api/v1/history</a> <a href="/-/healthy">/-/healthy</a> \

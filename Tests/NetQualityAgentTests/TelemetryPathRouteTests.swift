@@ -1,0 +1,50 @@
+import Hummingbird
+import HummingbirdTesting
+import NetQualityCore
+import XCTest
+
+@testable import NetQualityAgent
+
+/// Issue 40: with `--web.telemetry-path /netquality/metrics` the metrics are there and only
+/// there; the status page links to them; the other routes stay where they were.
+final class TelemetryPathRouteTests: XCTestCase {
+  static let path = "/netquality/metrics"
+
+  func testTheMetricsAreAtThePathAndNotAtMetrics() async throws {
+    let router = HTTPServer.router(state: HTTPRoutesTests.tickedState(), metricsPath: Self.path)
+    try await Application(router: router).test(.router) { client in
+      try await client.execute(uri: Self.path, method: .get) { response in
+        XCTAssertEqual(response.status, .ok)
+        XCTAssertTrue(String(buffer: response.body).contains("netquality_build_info{"))
+      }
+      try await client.execute(uri: "/metrics", method: .get) { response in
+        XCTAssertEqual(response.status, .notFound)
+      }
+      // The method middleware knows the path: OPTIONS and POST are answered as on every route.
+      try await client.execute(uri: Self.path, method: .options) { response in
+        XCTAssertEqual(response.status, .noContent)
+        XCTAssertEqual(response.headers[.allow], "GET, HEAD, OPTIONS")
+      }
+      try await client.execute(uri: Self.path, method: .post) { response in
+        XCTAssertEqual(response.status, .methodNotAllowed)
+      }
+      try await client.execute(uri: "/probe", method: .options) { response in
+        XCTAssertEqual(response.status, .noContent)
+      }
+      try await client.execute(uri: "/-/healthy", method: .get) { response in
+        XCTAssertEqual(response.status, .ok)
+      }
+    }
+  }
+
+  func testTheStatusPageLinksToThePath() async throws {
+    let router = HTTPServer.router(state: HTTPRoutesTests.tickedState(), metricsPath: Self.path)
+    try await Application(router: router).test(.router) { client in
+      try await client.execute(uri: "/", method: .get) { response in
+        let page = String(buffer: response.body)
+        XCTAssertTrue(page.contains("<a href=\"/netquality/metrics\">/netquality/metrics</a>"))
+        XCTAssertFalse(page.contains("href=\"/metrics\""))
+      }
+    }
+  }
+}
