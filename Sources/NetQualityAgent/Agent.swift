@@ -145,7 +145,8 @@ public struct Agent {
       try HTTPServer.application(
         host: address.host, port: address.port, state: state, registry: registry,
         security: security, reload: reload, metricsPath: configuration.telemetryPath,
-        onServerRunning: { [logger] in logger.info("also listening on \(scheme)://\(address)") })
+        onServerRunning: { [logger] in logger.info("also listening on \(scheme)://\(address.shown)")
+        })
     }
     let http = try HTTPServer.application(
       host: configuration.listenHost, port: configuration.listenPort, state: state,
@@ -156,7 +157,7 @@ public struct Agent {
         let started =
           "netquality \(BuildInfo.version) capturing on \(interfaces.joined(separator: ", ")), "
           + "local \(local.map(\.description).joined(separator: ", ")), "
-          + "listening on \(scheme)://\(configuration.listenHost):\(configuration.listenPort)"
+          + "listening on \(scheme)://\(configuration.listen.shown)"
           + Self.securityNote(security)
         logger.info(
           "\(started)",

@@ -23,6 +23,9 @@ public struct AgentConfiguration: Sendable {
   /// the agent names itself by (its alerts' `instance`).
   public var listenHost = "127.0.0.1"
   public var listenPort = 9470
+  /// The first address's host name as written (`localhost`), nil for an IP address: the name
+  /// the agent goes by (`AlertmanagerService.instance`), not resolved again.
+  public var listenHostName: String?
   /// Where else it listens, each with the same endpoints and web configuration (`listen` as a
   /// list, a repeated `--web.listen-address`).
   public var moreListenAddresses: [ListenAddress] = []

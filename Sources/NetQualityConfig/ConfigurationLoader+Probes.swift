@@ -2,21 +2,33 @@ import NetQualityCore
 import Yams
 
 extension Walker {
-  /// `ADDRESS:PORT` with an IP address (a host name would be resolved, to whichever address
-  /// the resolver prefers); `allowAny`: the unspecified address (listen on all) is accepted.
+  /// `ADDRESS:PORT` with an IP address or a host name, resolved here, once
+  /// (`HostNameResolver`); `allowAny`: the unspecified address (listen on all) is accepted.
   mutating func endpoint(_ node: Node, _ key: String, allowAny: Bool) -> Endpoint? {
+    endpointAndName(node, key, allowAny: allowAny)?.endpoint
+  }
+
+  /// `endpoint`, and the host name it was written with (nil for an IP address).
+  mutating func endpointAndName(_ node: Node, _ key: String, allowAny: Bool) -> (
+    endpoint: Endpoint, hostName: String?
+  )? {
     guard let text = string(node, key) else { return nil }
-    guard let listen = ListenAddress(text), let address = IPAddress(listen.host),
-      let port = UInt16(exactly: listen.port)
-    else {
-      issue(node, key, "'\(text)': \(ListenAddress.problem(text) ?? ListenAddress.expected)")
+    let listen: ListenAddress
+    switch ListenAddress.parse(text) {
+    case .success(let parsed): listen = parsed
+    case .failure(let failure):
+      issue(node, key, "'\(text)': \(failure.message)")
+      return nil
+    }
+    guard let address = IPAddress(listen.host), let port = UInt16(exactly: listen.port) else {
+      issue(node, key, "'\(text)': \(ListenAddress.expected)")
       return nil
     }
     if !allowAny && (address == IPAddress(ipv4: 0, 0, 0, 0) || address.description == "::") {
       issue(node, key, "'\(text)': a probe target needs a reflector's address, not 0.0.0.0 or ::")
       return nil
     }
-    return Endpoint(address: address, port: port)
+    return (Endpoint(address: address, port: port), listen.hostName)
   }
 
   /// `probe_endpoint.allow`: each entry a `ProbeAllowRule`.
@@ -43,7 +55,8 @@ extension Walker {
         issue(item, "\(path).target", "every probe needs a target (ADDRESS:PORT of a reflector)")
         return nil
       }
-      guard let target = endpoint(targetNode, "\(path).target", allowAny: false) else { return nil }
+      guard let (target, hostName) = endpointAndName(targetNode, "\(path).target", allowAny: false)
+      else { return nil }
       if let first = seen[target.address] {
         let line = first.line.map { " (line \($0))" } ?? ""
         issue(
@@ -54,6 +67,8 @@ extension Walker {
       }
       seen[target.address] = (index, targetNode.mark?.line)
       var probe = ProbeTargetSettings(target: target)
+      // A target written with a host name is the peer of that name unless `name` says another.
+      probe.name = hostName
       if let node = fields["name"], let value = string(node, "\(path).name") {
         probe.name = value
       }

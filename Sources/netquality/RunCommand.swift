@@ -103,10 +103,11 @@ struct RunCommand: AsyncParsableCommand {
     if !listen.isEmpty {
       var addresses: [ListenAddress] = []
       for text in listen {
-        guard let address = ListenAddress(text) else {
-          throw fail(
-            "--web.listen-address \(text): \(ListenAddress.problem(text) ?? ListenAddress.expected)",
-            code: 2)
+        let address: ListenAddress
+        switch ListenAddress.parse(text) {
+        case .success(let parsed): address = parsed
+        case .failure(let failure):
+          throw fail("--web.listen-address \(text): \(failure.message)", code: 2)
         }
         guard !addresses.contains(address) else {
           throw fail("--web.listen-address \(text): given twice", code: 2)

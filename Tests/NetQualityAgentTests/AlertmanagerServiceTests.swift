@@ -34,6 +34,16 @@ final class AlertmanagerServiceTests: XCTestCase {
     }
   }
 
+  /// Issue 40: a listen address written with a host name names the agent by that name, not
+  /// by the address it resolved to (`localhost`, from the hosts file).
+  func testInstanceKeepsTheListenAddressHostName() throws {
+    var configuration = Self.configuration(listen: "127.0.0.1")
+    configuration.listen = try XCTUnwrap(ListenAddress("localhost:9471"))
+    XCTAssertEqual(configuration.listenHost, "127.0.0.1")
+    XCTAssertEqual(
+      AlertmanagerService.instance(configuration, hostName: "media-7"), "localhost:9471")
+  }
+
   func testConfiguredLabelsReplaceInstanceAndJob() throws {
     var configuration = Self.configuration(listen: "127.0.0.1", port: 19472)
     let logger = Logger(label: "test")

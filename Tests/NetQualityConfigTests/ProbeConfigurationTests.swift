@@ -78,8 +78,8 @@ final class ProbeConfigurationTests: XCTestCase, ConfigurationFixtures {
         "2 probes[0].target: every probe needs a target (ADDRESS:PORT of a reflector)",
         "3 probes[1].target: '0.0.0.0:862': a probe target needs a reflector's address, not "
           + "0.0.0.0 or ::",
-        "4 probes[2].target: 'reflector.example:862': 'reflector.example' is not an IP address; "
-          + "host names are not resolved (e.g. 127.0.0.1:9470, [::1]:9470, :9470)",
+        "4 probes[2].target: 'reflector.example:862': cannot resolve 'reflector.example': "
+          + "Name or service not known",
         "6 probes[3].rate: 0.0 is out of range 0.1...1000.0",
         "7 probes[3].size: 20 is out of range 44...1472",
         "8 probes[4].target: 192.0.2.9:862: 192.0.2.9 is already probed by probes[3] (line 5); "

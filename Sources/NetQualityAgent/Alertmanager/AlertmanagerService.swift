@@ -82,8 +82,10 @@ struct AlertmanagerService: Service {
       scheme: scheme, instance: instance(configuration, hostName: hostName))
   }
 
-  /// The listen address, or this host's name for a wildcard; an IPv6 address in brackets.
+  /// The listen address (its host name when it was written with one), or this host's name
+  /// for a wildcard; an IPv6 address in brackets.
   private static func address(_ configuration: AgentConfiguration, hostName: String) -> String {
+    if let name = configuration.listenHostName { return name }
     let host = configuration.listenHost
     if host == "0.0.0.0" || host == "::" || host.isEmpty { return hostName }
     return host.contains(":") ? "[\(host)]" : host

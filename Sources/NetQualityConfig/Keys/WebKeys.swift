@@ -10,12 +10,12 @@ enum WebKeys {
     .value("listen", \.listenAddresses, .restart) { walker, node, name in
       func address(_ node: Node, _ path: String) -> ListenAddress? {
         guard let text = walker.string(node, path) else { return nil }
-        guard let address = ListenAddress(text) else {
-          walker.issue(
-            node, path, "'\(text)': \(ListenAddress.problem(text) ?? ListenAddress.expected)")
+        switch ListenAddress.parse(text) {
+        case .success(let address): return address
+        case .failure(let failure):
+          walker.issue(node, path, "'\(text)': \(failure.message)")
           return nil
         }
-        return address
       }
       guard node.sequence != nil else { return address(node, name).map { [$0] } }
       let items = walker.list(node, name)
@@ -50,10 +50,11 @@ enum WebKeys {
 extension AgentConfiguration {
   /// Where the HTTP server listens first, as one value.
   public var listen: ListenAddress {
-    get { ListenAddress(host: listenHost, port: listenPort) }
+    get { ListenAddress(host: listenHost, port: listenPort, hostName: listenHostName) }
     set {
       listenHost = newValue.host
       listenPort = newValue.port
+      listenHostName = newValue.hostName
     }
   }
 
