@@ -22,6 +22,9 @@ public struct Agent {
   public var logger: Logger
   /// Whether `POST /-/reload` is accepted (`--web.enable-lifecycle`).
   public var enableLifecycle = false
+  /// The listening sockets systemd passed (`--web.systemd-socket`, `SystemdSockets.take`):
+  /// served instead of the listen addresses, which still name the agent. Nil: listen.
+  public var systemdSockets: [Int32]?
   /// Whether the process ends as soon as the agent has stopped (`netquality run`): the
   /// engine's state is handed back with the process instead of freed piece by piece, which
   /// took 1.4 s of a 4.4 s SIGTERM at 100,000 peers (issue 37: exit within 5 s at any load).
@@ -109,6 +112,37 @@ public struct Agent {
     ]
   }
 
+  /// One listener per listen address, the first first (its start says `started`), each with
+  /// the same endpoints, connection limits and web configuration.
+  func listenServers(
+    _ configuration: AgentConfiguration, state: AgentState, registry: ConnectionRegistry,
+    security: WebSecurity, reload: HTTPServer.Reload?,
+    started: @escaping @Sendable (String) -> Void
+  ) throws -> [any Service] {
+    let scheme = security.tls == nil ? "http" : "https"
+    return try configuration.listenAddresses.enumerated().map { index, address in
+      try HTTPServer.application(
+        host: address.host, port: address.port, state: state, registry: registry,
+        security: security, reload: reload, metricsPath: configuration.telemetryPath,
+        onServerRunning: { [logger] in
+          let listening = "\(scheme)://\(address.shown)"
+          if index == 0 {
+            started(listening)
+          } else {
+            logger.info("also listening on \(listening)")
+          }
+        })
+    }
+  }
+
+  /// `127.0.0.1:9470`, `[::1]:9470`: a bound socket's address as the listen addresses read.
+  static func address(_ address: SocketAddress?) -> String {
+    guard let address, let ip = address.ipAddress, let port = address.port else {
+      return address.map { "\($0)" } ?? "an unknown address"
+    }
+    return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+  }
+
   public func run() async throws {
     MemoryTrim.tuneAllocator()
     let startedAt = ContinuousClock.now
@@ -141,30 +175,36 @@ public struct Agent {
     let reload: HTTPServer.Reload? = enableLifecycle ? { @Sendable in await thread.reload() } : nil
     // One listener per address, the same endpoints, connection limits and web configuration.
     let registry = ConnectionRegistry(limits: .defaults)
-    let listeners = try configuration.moreListenAddresses.map { address in
-      try HTTPServer.application(
-        host: address.host, port: address.port, state: state, registry: registry,
-        security: security, reload: reload, metricsPath: configuration.telemetryPath,
-        onServerRunning: { [logger] in logger.info("also listening on \(scheme)://\(address.shown)")
-        })
+    let started: @Sendable (String) -> Void = {
+      [logger, configurationPath, enableLifecycle] listening in
+      let local = live.current.engineConfiguration(interfaceNetworks: addresses).localNetworks
+      let line =
+        "netquality \(BuildInfo.version) capturing on \(interfaces.joined(separator: ", ")), "
+        + "local \(local.map(\.description).joined(separator: ", ")), "
+        + "listening on \(listening)" + Self.securityNote(security)
+      logger.info(
+        "\(line)",
+        metadata: Self.startSummary(
+          configuration, file: configurationPath, interfaces: interfaces, local: local,
+          lifecycle: enableLifecycle))
     }
-    let http = try HTTPServer.application(
-      host: configuration.listenHost, port: configuration.listenPort, state: state,
-      registry: registry, security: security,
-      reload: reload, metricsPath: configuration.telemetryPath,
-      onServerRunning: { [logger, configurationPath, enableLifecycle] in
-        let local = live.current.engineConfiguration(interfaceNetworks: addresses).localNetworks
-        let started =
-          "netquality \(BuildInfo.version) capturing on \(interfaces.joined(separator: ", ")), "
-          + "local \(local.map(\.description).joined(separator: ", ")), "
-          + "listening on \(scheme)://\(configuration.listen.shown)"
-          + Self.securityNote(security)
-        logger.info(
-          "\(started)",
-          metadata: Self.startSummary(
-            configuration, file: configurationPath, interfaces: interfaces, local: local,
-            lifecycle: enableLifecycle))
-      })
+    let servers: [any Service]
+    if let systemdSockets {
+      servers = try systemdSockets.enumerated().map { index, descriptor in
+        try HTTPServer.boundSocketServer(
+          descriptor: descriptor, state: state, registry: registry, security: security,
+          reload: reload, metricsPath: configuration.telemetryPath,
+          onServerRunning: { [logger] channel in
+            let socket =
+              "\(scheme)://\(Self.address(channel.localAddress)) (systemd socket, fd \(descriptor))"
+            if index == 0 { started(socket) } else { logger.info("also listening on \(socket)") }
+          })
+      }
+    } else {
+      servers = try listenServers(
+        configuration, state: state, registry: registry, security: security, reload: reload,
+        started: started)
+    }
     let captures = CaptureService(
       interfaces: interfaces, options: options, state: state, logger: logger)
     let sinks: [any TickSink] =
@@ -178,9 +218,8 @@ public struct Agent {
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: captures),
       .init(service: TickService(state: state, sinks: sinks, captures: captures.progress)),
-      .init(service: http),
     ]
-    services += listeners.map { .init(service: $0) }
+    services += servers.map { .init(service: $0) }
     services += [
       .init(service: reloads), .init(service: probeService),
       // Last, so the first told to stop: the drains below count from the signal.

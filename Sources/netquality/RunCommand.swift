@@ -47,6 +47,13 @@ struct RunCommand: AsyncParsableCommand {
         + "telemetry_path).", valueName: "PATH"))
   var telemetryPath: String?
 
+  @Flag(
+    name: .customLong("web.systemd-socket"),
+    help: ArgumentHelp(
+      "Serve HTTP on the listening sockets systemd passes (socket activation) instead of "
+        + "--web.listen-address, which still names the agent."))
+  var systemdSocket = false
+
   @Option(help: ArgumentHelp("BPF capture filter (overrides the file).", valueName: "FILTER"))
   var filter: String?
 
@@ -145,6 +152,12 @@ struct RunCommand: AsyncParsableCommand {
     defer { demoSource?.stop() }
     var agent = Agent(
       file: file, configurationPath: config, overrides: overrides, web: web, logger: logger)
+    if systemdSocket {
+      switch SystemdSockets.take() {
+      case .success(let descriptors): agent.systemdSockets = descriptors
+      case .failure(let failure): throw fail(failure.description, code: 2)
+      }
+    }
     agent.enableLifecycle = enableLifecycle
     agent.exitsWhenStopped = true
     do {

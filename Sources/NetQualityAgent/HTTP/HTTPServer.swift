@@ -3,10 +3,12 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import Logging
 import NIOCore
 import NetQualityConfig
 import NetQualityCore
 import NetQualityExport
+import ServiceLifecycle
 
 /// The agent's HTTP endpoints on Hummingbird: Prometheus `/metrics` rendered from the last
 /// tick at scrape time, health and readiness, the status page and the JSON API; every
@@ -18,6 +20,9 @@ enum HTTPServer {
   static func paths(metricsPath: String = TelemetryPath.defaultPath) -> Set<String> {
     TelemetryPath.otherRoutes.union([metricsPath])
   }
+
+  /// The `Server` header of every answer.
+  static let serverName = "netquality"
 
   /// How long Prometheus waits for this scrape (sent with every scrape).
   static let scrapeTimeoutHeader = HTTPField.Name("X-Prometheus-Scrape-Timeout-Seconds")
@@ -31,11 +36,7 @@ enum HTTPServer {
     onServerRunning: @escaping @Sendable () -> Void = {}
   ) throws -> some ApplicationProtocol {
     let http1 = HTTPServerBuilder.http1(
-      configuration: .init(
-        additionalChannelHandlers: [
-          ConnectionGuardHandler(registry: registry),
-          TLSFailureCounter(counters: security.counters),
-        ]))
+      configuration: http1Configuration(registry: registry, security: security))
     let server =
       try security.tls.map { tls in
         try HTTPServerBuilder.tls(
@@ -49,9 +50,47 @@ enum HTTPServer {
         state: state, registry: registry, security: security, reload: reload,
         metricsPath: metricsPath),
       server: server,
-      configuration: .init(address: .hostname(host, port: port), serverName: "netquality"),
+      configuration: .init(address: .hostname(host, port: port), serverName: serverName),
       onServerRunning: { _ in onServerRunning() },
       logger: .init(label: "netquality.http"))
+  }
+
+  /// Each connection's handlers: the connection limits and the TLS failures' counters.
+  static func http1Configuration(registry: ConnectionRegistry, security: WebSecurity)
+    -> HTTP1Channel.Configuration
+  {
+    .init(
+      additionalChannelHandlers: [
+        ConnectionGuardHandler(registry: registry),
+        TLSFailureCounter(counters: security.counters),
+      ])
+  }
+
+  /// The same server as `application` on a socket already bound and listening (systemd's,
+  /// `--web.systemd-socket`), which is served and closed but never bound here.
+  static func boundSocketServer(
+    descriptor: Int32, state: AgentState, registry: ConnectionRegistry,
+    security: WebSecurity = WebSecurity(.none), reload: Reload? = nil,
+    metricsPath: String = TelemetryPath.defaultPath,
+    onServerRunning: @escaping @Sendable (any Channel) -> Void = { _ in }
+  ) throws -> any Service {
+    let logger = Logger(label: "netquality.http")
+    let routes = router(
+      state: state, registry: registry, security: security, reload: reload,
+      metricsPath: metricsPath)
+    let http1 = HTTP1Channel(
+      responder: responder(routes, logger: logger),
+      configuration: http1Configuration(registry: registry, security: security))
+    guard let tls = security.tls else {
+      return BoundSocketServer(
+        descriptor: descriptor, child: http1, logger: logger, onServerRunning: onServerRunning)
+    }
+    let child = try TLSChannel(
+      http1,
+      configuration: TLSChannelConfiguration(
+        tlsConfiguration: tls.configuration, customVerificationCallback: tls.customVerification))
+    return BoundSocketServer(
+      descriptor: descriptor, child: child, logger: logger, onServerRunning: onServerRunning)
   }
 
   /// The routes, testable without a socket (HummingbirdTesting's `.router`).
