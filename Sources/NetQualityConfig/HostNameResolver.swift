@@ -38,11 +38,15 @@ public enum HostNameResolver {
 
   /// Whether `text` is a host name as RFC 1123 section 2.1 writes one: dot-separated labels of
   /// letters, digits and hyphens, each 1 to 63 characters and not starting or ending with a
-  /// hyphen, 253 characters at most. Anything else is refused before the resolver sees it.
+  /// hyphen, 253 characters at most, the last not all digits (section 2.1: "the highest-level
+  /// component label will be alphabetic", so `999.1.1.1` is a wrong address, not a name).
+  /// Anything else is refused before the resolver sees it.
   public static func isHostName(_ text: String) -> Bool {
     let name = text.hasSuffix(".") ? String(text.dropLast()) : text
     guard !name.isEmpty, name.count <= 253 else { return false }
-    return name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
+    let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+    guard let last = labels.last, !last.allSatisfy(\.isNumber) else { return false }
+    return labels.allSatisfy { label in
       (1...63).contains(label.count) && label.first != "-" && label.last != "-"
         && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
     }

@@ -119,7 +119,7 @@ extension CommandLineTests {
 
   func testFatalErrorsHaveTheErrorForm() throws {
     for arguments in [
-      ["run", "--interface", "lo", "--listen", "localhost:9470"],
+      ["run", "--interface", "lo", "--listen", "bad_name:9470"],
       ["run", "--interface", "lo", "--listen", "999.1.1.1:80"],
       ["run", "--interface", "lo", "--listen", "127.0.0.1:19472", "--dashboard", "/nonexistent/x"],
     ] {

@@ -51,7 +51,7 @@ final class HostNameTests: XCTestCase, ConfigurationFixtures {
       return .failure(.init("no"))
     }
     HostNameResolver.$resolve.withValue(refuse) {
-      for text in ["bad_name:80", "-a:80", "a..b:80", "[localhost]:80", "a b:80"] {
+      for text in ["bad_name:80", "-a:80", "a..b:80", "[localhost]:80", "a b:80", "999.1.1.1:80"] {
         XCTAssertEqual(
           ListenAddress.problem(text)?.contains("is neither an IP address nor a host name"), true,
           text)
