@@ -56,8 +56,12 @@ struct ProbeCommand: ParsableCommand {
   var json = false
 
   func run() throws {
-    guard let endpoint = Endpoint(parsing: target),
-      endpoint.address != IPAddress(ipv4: 0, 0, 0, 0),
+    let endpoint: Endpoint
+    switch EndpointArgument.parse(target) {
+    case .success(let parsed): endpoint = parsed
+    case .failure(let failure): throw fail("\(target): \(failure.message)", code: 2)
+    }
+    guard endpoint.address != IPAddress(ipv4: 0, 0, 0, 0),
       endpoint.address != IPAddress(high: 0, low: 0)
     else {
       throw fail("\(target): \(Endpoint.expectedForm)", code: 2)

@@ -55,8 +55,10 @@ struct ReflectCommand: ParsableCommand {
   var clockSynchronized = false
 
   func run() throws {
-    guard let endpoint = Endpoint(parsing: listen) else {
-      throw fail("--listen \(listen): \(Endpoint.expectedForm)", code: 2)
+    let endpoint: Endpoint
+    switch EndpointArgument.parse(listen) {
+    case .success(let parsed): endpoint = parsed
+    case .failure(let failure): throw fail("--listen \(listen): \(failure.message)", code: 2)
     }
     guard rateLimit.isFinite, rateLimit > 0 else {
       throw fail("--rate-limit \(rateLimit): must be a positive number of packets/s", code: 2)

@@ -57,6 +57,19 @@ extension CommandLineTests {
     XCTAssertEqual(reflector.standardError, "")
   }
 
+  /// Issue 40: `reflect --listen` and `probe` take a host name (`localhost` only: loopback).
+  func testReflectAndProbeTakeAHostName() throws {
+    let reflector = try BinaryProcess(
+      binary: binary, arguments: ["reflect", "--listen", "localhost:0"], directory: directory)
+    defer { reflector.stop() }
+    XCTAssertTrue(waitForOutput(reflector, "timestamps)\n", seconds: 30), reflector.standardError)
+    let line = reflector.standardOutput
+    XCTAssertTrue(line.hasPrefix("reflecting on 127.0.0.1:"), line)
+    let port = line.dropFirst("reflecting on 127.0.0.1:".count).prefix { $0.isNumber }
+    let probe = try run(["probe", "localhost:\(port)", "--count", "2", "--quiet"], seconds: 30)
+    XCTAssertEqual(probe.status, 0, probe.standardError)
+  }
+
   func testReflectOnATakenPortIsOneLine() throws {
     let taken = try UDPSocket(binding: Endpoint(address: IPAddress(ipv4: 127, 0, 0, 1), port: 0))
     let result = try run(["reflect", "--listen", "\(taken.localEndpoint)"], seconds: 30)
@@ -68,9 +81,9 @@ extension CommandLineTests {
   }
 
   func testReflectRefusesABadAddressAndAShortKey() throws {
-    let bad = try run(["reflect", "--listen", "localhost:862"], seconds: 30)
+    let bad = try run(["reflect", "--listen", "bad_name:862"], seconds: 30)
     XCTAssertEqual(bad.status, 2)
-    XCTAssertTrue(bad.standardError.hasPrefix("netquality: error: --listen localhost:862: "))
+    XCTAssertTrue(bad.standardError.hasPrefix("netquality: error: --listen bad_name:862: "))
     let keys = directory.appendingPathComponent("keys")
     try Data("weak 00112233\n".utf8).write(to: keys)
     let weak = try run(
