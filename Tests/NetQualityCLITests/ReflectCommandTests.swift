@@ -16,19 +16,23 @@ extension CommandLineTests {
     return false
   }
 
-  func testReflectAnswersAndSummarisesOnSIGTERM() throws {
+  /// `reflect --listen LISTEN` started, and the port it says it reflects on at 127.0.0.1.
+  func startReflector(listen: String) throws -> (BinaryProcess, UInt16) {
     let reflector = try BinaryProcess(
-      binary: binary, arguments: ["reflect", "--listen", "127.0.0.1:0"], directory: directory)
-    defer { reflector.stop() }
+      binary: binary, arguments: ["reflect", "--listen", listen], directory: directory)
     XCTAssertTrue(waitForOutput(reflector, "timestamps)\n", seconds: 30), reflector.standardError)
     let line = reflector.standardOutput
-    XCTAssertTrue(
-      line.hasPrefix("reflecting on 127.0.0.1:")
-        && line.hasSuffix(
-          " (unauthenticated, kernel timestamps)\n"),
-      line)
+    XCTAssertTrue(line.hasPrefix("reflecting on 127.0.0.1:"), line)
     let portText = line.dropFirst("reflecting on 127.0.0.1:".count).prefix { $0.isNumber }
-    let port = try XCTUnwrap(UInt16(portText))
+    return (reflector, try XCTUnwrap(UInt16(portText)))
+  }
+
+  func testReflectAnswersAndSummarisesOnSIGTERM() throws {
+    let (reflector, port) = try startReflector(listen: "127.0.0.1:0")
+    defer { reflector.stop() }
+    XCTAssertTrue(
+      reflector.standardOutput.hasSuffix(" (unauthenticated, kernel timestamps)\n"),
+      reflector.standardOutput)
 
     let client = try UDPSocket(binding: Endpoint(address: IPAddress(ipv4: 127, 0, 0, 1), port: 0))
     let request = try STAMPSenderPacket(
@@ -59,13 +63,8 @@ extension CommandLineTests {
 
   /// Issue 40: `reflect --listen` and `probe` take a host name (`localhost` only: loopback).
   func testReflectAndProbeTakeAHostName() throws {
-    let reflector = try BinaryProcess(
-      binary: binary, arguments: ["reflect", "--listen", "localhost:0"], directory: directory)
+    let (reflector, port) = try startReflector(listen: "localhost:0")
     defer { reflector.stop() }
-    XCTAssertTrue(waitForOutput(reflector, "timestamps)\n", seconds: 30), reflector.standardError)
-    let line = reflector.standardOutput
-    XCTAssertTrue(line.hasPrefix("reflecting on 127.0.0.1:"), line)
-    let port = line.dropFirst("reflecting on 127.0.0.1:".count).prefix { $0.isNumber }
     let probe = try run(["probe", "localhost:\(port)", "--count", "2", "--quiet"], seconds: 30)
     XCTAssertEqual(probe.status, 0, probe.standardError)
   }
