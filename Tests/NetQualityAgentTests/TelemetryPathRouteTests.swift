@@ -37,6 +37,20 @@ final class TelemetryPathRouteTests: XCTestCase {
     }
   }
 
+  func testTheStatusSaysThePath() async throws {
+    let state = HTTPRoutesTests.tickedState()
+    state.update { $0.status.configuration.telemetryPath = Self.path }
+    try await Application(router: HTTPServer.router(state: state, metricsPath: Self.path)).test(
+      .router
+    ) { client in
+      try await client.execute(uri: "/api/v1/status", method: .get) { response in
+        let document = try HTTPRoutesTests.json(response.body)
+        let configuration = document["configuration"] as? [String: Any]
+        XCTAssertEqual(configuration?["telemetry_path"] as? String, Self.path)
+      }
+    }
+  }
+
   func testTheStatusPageLinksToThePath() async throws {
     let router = HTTPServer.router(state: HTTPRoutesTests.tickedState(), metricsPath: Self.path)
     try await Application(router: router).test(.router) { client in

@@ -43,6 +43,7 @@ enum StatusJSON {
           ("alert_rules", .array(configuration.engine.alertRules.map { .string($0.name) })),
           ("listen", .string("\(configuration.listenHost):\(configuration.listenPort)")),
           ("listen_also", .array(configuration.moreListenAddresses.map { .string("\($0)") })),
+          ("telemetry_path", .string(configuration.telemetryPath)),
           ("web_config_file", .string(configuration.webConfigFile)),
           (
             "metrics",
