@@ -102,7 +102,7 @@ install: install-build
 	$(if $(RULES),install -d $(DESTDIR)$(DATADIR)/rules)
 	$(foreach rule,$(RULES),$(call with_runbook,$(rule),$(DESTDIR)$(DATADIR)/rules/$(notdir $(rule))) &&) true
 	$(if $(wildcard config/prometheus.yml),install -m 0644 config/prometheus.yml $(DESTDIR)$(DATADIR)/)
-	install -m 0644 config/alertmanager.yml $(DESTDIR)$(DATADIR)/
+	install -m 0644 config/alertmanager.yml config/netquality.socket $(DESTDIR)$(DATADIR)/
 	$(if $(DASHBOARDS),install -d $(DESTDIR)$(DATADIR)/dashboards && install -m 0644 $(DASHBOARDS) $(DESTDIR)$(DATADIR)/dashboards/)
 	@echo "installed; as root: systemctl daemon-reload && systemctl enable --now netquality"
 

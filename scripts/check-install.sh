@@ -39,7 +39,8 @@ share=$root/usr/local/share/netquality
 for file in docs/*.md; do
   check "$file in /usr/local/share/netquality/docs" cmp -s "$file" "$share/docs/$(basename "$file")"
 done
-for file in config/rules/*.yml config/prometheus.yml config/alertmanager.yml dashboards/*.json; do
+for file in config/rules/*.yml config/prometheus.yml config/alertmanager.yml config/netquality.socket \
+  dashboards/*.json; do
   [ -e "$file" ] || continue
   case $file in
     config/rules/*) to=rules ;;

@@ -89,7 +89,8 @@ check "the configuration is the package's only conffile" \
 dpkg-deb -c "$work/dist/1/$deb1" | awk '{print $6}' >"$work/contents"
 for path in ./usr/bin/netquality ./lib/systemd/system/netquality.service \
   ./usr/share/netquality/docs/runbook.md ./usr/share/netquality/rules/netquality-agent-alerts.yml \
-  ./usr/share/netquality/dashboards/netquality-agent.json ./usr/share/netquality/alertmanager.yml; do
+  ./usr/share/netquality/dashboards/netquality-agent.json ./usr/share/netquality/alertmanager.yml \
+  ./usr/share/netquality/netquality.socket; do
   check "the package holds $path" grep -qx "$path" "$work/contents"
 done
 tar -tzf "$work/dist/1/$archive.tar.gz" >"$work/archive-contents"
