@@ -30,8 +30,10 @@ struct SlotStore<Element> {
     }
   }
 
-  /// Read in place (`_read`): a getter copied the whole element out for every field read, the
-  /// stream's RTCP details (with their CNAME's reference) at every harvest (perf, issue 37).
+  /// A `_read` accessor, so that a read may borrow the element instead of copying it out.
+  /// perf of the harvest under churn still books the element's copy to the array's getter
+  /// (issue 37); what it costs there is mostly the element's first touch, a cache miss either
+  /// way.
   subscript(slot: Int32) -> Element {
     _read { yield elements[Int(slot)] }
     _modify { yield &elements[Int(slot)] }
