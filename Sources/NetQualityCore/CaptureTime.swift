@@ -27,6 +27,22 @@ public struct CaptureTime: Hashable, Comparable, Sendable {
 
   public var secondsSinceEpoch: Double { Double(nanosecondsSinceEpoch) * 1e-9 }
 
+  /// The later of two times that may be unknown (nil only when both are).
+  @inline(__always)
+  static func later(_ a: CaptureTime?, _ b: CaptureTime?) -> CaptureTime? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return max(a, b)
+  }
+
+  /// The earlier of two times that may be unknown (nil only when both are).
+  @inline(__always)
+  static func earlier(_ a: CaptureTime?, _ b: CaptureTime?) -> CaptureTime? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return min(a, b)
+  }
+
   /// Seconds from `earlier` to this time (negative when `earlier` is later), for any two
   /// times: a difference that does not fit in 64 bits is taken in floating point instead of
   /// trapping.

@@ -78,7 +78,7 @@ extension CallTracker {
     _ state: inout CallState, now: CaptureTime, interval: Double, scorer: Scorer
   ) {
     let window = state.window
-    let fromRemote = [window.rxLastArrival, window.lastRTCP].compactMap { $0 }.max()
+    let fromRemote = CaptureTime.later(window.rxLastArrival, window.lastRTCP)
     if let activity = fromRemote ?? window.txLastArrival {
       state.quality.lastActivity = max(state.quality.lastActivity ?? activity, activity)
     }
@@ -102,6 +102,9 @@ extension CallTracker {
       state.quality.record = PeerRecord(firstSeen: lastActivity)
     }
     guard var record = state.quality.record else { return }
+    // Moved out, not shared: its pooled windows stay uniquely referenced and change in place
+    // (a copy left in the call made each push copy the pool, an allocation per call and tick).
+    state.quality.record = nil
     defer { state.quality.record = record }
     if state.held {
       record.levelCounters.record(rx: .unknown, tx: .unknown, seconds: interval, at: now)

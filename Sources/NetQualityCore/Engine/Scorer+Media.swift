@@ -21,7 +21,7 @@ extension Scorer {
     var peers = PeerMediaTable()
     swap(&peers, &peerMedia)
     defer { swap(&peers, &peerMedia) }
-    peers.removeAll()
+    peers.beginTick(streamSlots: max(harvest.streamSlots, harvest.remap.count))
     for stream in harvest.media {
       // By the stream's index, changed in place (`follow(_:)` moves them when the analyzer
       // compacts): a table rebuilt every tick cost a hash and an insert per media stream.
