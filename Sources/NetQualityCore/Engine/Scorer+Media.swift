@@ -15,9 +15,8 @@ extension Scorer {
   }
 
   /// The tick's media per stream; per peer (by name) in `peerMedia`.
-  mutating func mediaTick(_ harvest: StreamHarvest, interval: Double) -> [StreamMediaSnapshot] {
-    var streams: [StreamMediaSnapshot] = []
-    streams.reserveCapacity(harvest.media.count)
+  mutating func mediaTick(_ harvest: StreamHarvest, interval: Double) -> StreamMediaList {
+    var streams = StreamMediaList()
     var peers = PeerMediaTable()
     swap(&peers, &peerMedia)
     defer { swap(&peers, &peerMedia) }

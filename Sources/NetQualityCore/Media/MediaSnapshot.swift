@@ -71,11 +71,10 @@ public struct MediaFleetCounters: Sendable, Equatable {
 public struct MediaTickSnapshot: Sendable, Equatable {
   /// The streams with media tracking, in the harvest's order (the streams API finds them by
   /// key): a sort by peer name cost 8 % of a tick under churn (issue 37).
-  public var streams: [StreamMediaSnapshot] = []
+  public var streams = StreamMediaList()
   public var fleet = MediaFleetCounters()
 
-  public init(streams: [StreamMediaSnapshot] = [], fleet: MediaFleetCounters = MediaFleetCounters())
-  {
+  public init(streams: StreamMediaList = [], fleet: MediaFleetCounters = MediaFleetCounters()) {
     self.streams = streams
     self.fleet = fleet
   }
