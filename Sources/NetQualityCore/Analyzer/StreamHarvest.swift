@@ -10,9 +10,9 @@
 public struct StreamHarvest: Sendable {
   /// One stream's cumulative figures: what scoring reads and nothing more, 160 bytes. What
   /// only some streams have lives beside the records: RTCP details in `feedbacks`, the facts
-  /// about an address (its RTCP cadence, ICE round trip, end of call) once per address in
-  /// `addresses`, so 100,000 streams without RTCP take 16 MB and a peer's four streams share
-  /// its address's facts (385 bytes a stream when every record carried all of it).
+  /// about an address (its RTCP cadence, ICE round trip, end of call) in `addresses` for the
+  /// addresses that have some, so 100,000 streams without RTCP take 16 MB (385 bytes a stream
+  /// when every record carried all of it).
   public struct Stream: Sendable {
     public var direction: StreamDirection
     public var role: StreamRole
@@ -113,7 +113,8 @@ public struct StreamHarvest: Sendable {
   var streams = ChunkedArray<Stream>()
   /// RTCP details of the streams that have some (`Stream.feedbackIndex`).
   public var feedbacks: [Feedback] = []
-  /// Facts of the addresses that have some (`Stream.senderFactsIndex`, `peerFactsIndex`).
+  /// Facts of the addresses that have some (`Stream.senderFactsIndex`, `peerFactsIndex`): an
+  /// address's once for each run of streams that ask for it (`StreamAnalyzer.harvest`).
   public var addresses: [AddressFacts] = []
   public var capture = CaptureCounters()
   /// The capture's blind spans found since the previous harvest, and those still open
@@ -167,17 +168,30 @@ extension StreamAnalyzer {
     harvest.feedbacks.removeAll(keepingCapacity: true)
     harvest.addresses.removeAll(keepingCapacity: true)
     harvest.media.removeAll(keepingCapacity: true)
-    // Each address's facts once per harvest, however many streams it has.
-    var factsIndex: [IPAddress: Int32] = [:]
     let anyFacts =
       !rtcpCadenceByAddress.isEmpty || !stunRoundTripByAddress.isEmpty
       || !sessionEndByAddress.isEmpty
-    // Sized once for an address per stream at most: grown by doubling, its rehashing was 2 % of
-    // a tick under churn (perf, issue 37).
-    if anyFacts { factsIndex.reserveCapacity(liveStreamCount) }
+    // An address's facts are looked up where a stream asks for them, and kept for the next ask
+    // of the same address (a tx stream asks for ours and then its peer's, an rx stream for its
+    // peer's): an index of the addresses already asked, to keep each one's facts once, cost
+    // two more hashes and probes per stream, and the facts lookups were 14 % of a tick under
+    // churn (perf, issue 37). The price: a peer's facts once per stream (at most two entries
+    // a stream, 40 bytes each, for this harvest only).
+    var recent: (IPAddress, Int32, IPAddress, Int32)?
     func facts(of address: IPAddress) -> Int32 {
       guard anyFacts else { return -1 }
-      if let index = factsIndex[address] { return index }
+      if let (first, firstIndex, second, secondIndex) = recent {
+        if address == first { return firstIndex }
+        if address == second {
+          recent = (second, secondIndex, first, firstIndex)
+          return secondIndex
+        }
+      }
+      let index = lookUpFacts(of: address)
+      recent = recent.map { (address, index, $0.0, $0.1) } ?? (address, index, address, index)
+      return index
+    }
+    func lookUpFacts(of address: IPAddress) -> Int32 {
       // An empty dictionary is not asked: most hosts see no ICE or no session end, and each
       // lookup hashes the address.
       let stun = stunRoundTripByAddress.isEmpty ? nil : stunRoundTripByAddress[address]
@@ -190,7 +204,6 @@ extension StreamAnalyzer {
       guard !facts.isEmpty else { return -1 }
       let index = Int32(harvest.addresses.count)
       harvest.addresses.append(facts)
-      factsIndex[address] = index
       return index
     }
     for index in streams.indices where !freeSet.contains(index) {
