@@ -154,6 +154,22 @@ build_product() {
   run_for 900 swift build --product "$1" >/dev/null
 }
 
+# Sets $netquality: NETQUALITY_BIN if set; else with NETQUALITY_RELEASE=1 (or `release` as the
+# argument) the release binary `make install` builds (CI: already built by then, and says so
+# with NETQUALITY_INSTALL_BUILT); else the debug build.
+agent_binary() {  # [release]
+  if [ -n "${NETQUALITY_BIN:-}" ]; then
+    netquality=$(realpath "$NETQUALITY_BIN")
+  elif [ -n "${NETQUALITY_RELEASE:-}" ] || [ "${1:-}" = release ]; then
+    [ -n "${NETQUALITY_INSTALL_BUILT:-}" ] \
+      || run_for 900 make --no-print-directory install-build >/dev/null
+    netquality=$PWD/.build-install/release/netquality
+  else
+    build_product netquality
+    netquality=$PWD/.build/debug/netquality
+  fi
+}
+
 run_for() {
   local seconds=$1 pid status
   shift

@@ -34,6 +34,28 @@ final class BoundedWorkQueueTests: XCTestCase {
     }
   }
 
+  /// `runAlone`: one place per client; a second item of a client holding one is not queued.
+  func testRunAloneGivesOnePlacePerClient() async throws {
+    let queue = BoundedWorkQueue(name: "test", threads: 1, queueLimit: 4, timeoutSeconds: 60)
+    defer { queue.stop() }
+    let gate = Gate()
+    let first = Task { try await queue.runAlone(client: "a") { _ in gate.pass() } }
+    try await waitUntil { gate.entered.load(ordering: .relaxed) == 1 }
+    let second: Int? = try await queue.runAlone(client: "a") { _ in 2 }
+    XCTAssertNil(second, "client a holds its place")
+    XCTAssertEqual(queue.load.waiting, 0)
+    let other = Task { try await queue.runAlone(client: "b") { _ in 3 } }
+    try await waitUntil { queue.load.waiting == 1 }
+    gate.semaphore.signal()
+    _ = try await first.value
+    let answered = try await other.value
+    XCTAssertEqual(answered, 3)
+    // Its item done, client a has a place again.
+    let again: Int? = try await queue.runAlone(client: "a") { _ in 4 }
+    XCTAssertEqual(again, 4)
+    XCTAssertEqual(queue.counters.refusedBusy.load(ordering: .relaxed), 0)
+  }
+
   func testBeyondThreadsAndQueueRequestsAreRefusedAtOnce() async throws {
     let queue = BoundedWorkQueue(name: "test", threads: 1, queueLimit: 2, timeoutSeconds: 60)
     defer { queue.stop() }

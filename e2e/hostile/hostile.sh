@@ -19,13 +19,13 @@
 #      user list and then restarts: the scraper's first scrape after each within 1 s.
 #
 #   e2e/hostile/hostile.sh      (root, for the namespace and the capture; skips otherwise)
+#   NETQUALITY_RELEASE=1 e2e/hostile/hostile.sh    the release binary of `make install` (CI)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source e2e/lib.sh
 skip_without_namespaces "hostile clients" "a network namespace and the agent's capture on lo"
 scripts/bootstrap.sh python3 iproute2 apache2-utils
-build_product netquality
-netquality=$PWD/.build/debug/netquality
+agent_binary
 loopback_namespace nqhostile
 clients() { in_ns python3 e2e/hostile/hostile_clients.py "$@"; }
 

@@ -85,12 +85,18 @@ def rss_mb(pid):
     raise RuntimeError("no VmRSS")
 
 
+# The last request's time to connect (of its `seconds`).
+last_connect_seconds = 0.0
+
+
 def request(host, port, path, headers="", timeout=10.0, source=None):
     """One GET on a fresh connection (from address `source` if given): (status, headers, body,
-    seconds)."""
+    seconds); its time to connect in `last_connect_seconds`."""
+    global last_connect_seconds
     started = time.monotonic()
     with socket.create_connection((host, port), timeout=timeout,
                                   source_address=(source, 0) if source else None) as s:
+        last_connect_seconds = time.monotonic() - started
         s.settimeout(timeout)
         s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{headers}Connection: close\r\n\r\n"
                   .encode())
@@ -456,8 +462,13 @@ def guessers_restart(host, port, user, password, count, pid, log, web, command):
                 return False
         wait_for(30, "the restarted agent's port", listening)
         status, _, _, seconds = request(host, port, "/metrics", auth, timeout=10, source=scraper)
+        connect = last_connect_seconds
+        # What the agent did meanwhile, from a second scrape (its credentials now cached).
+        _, _, text, _ = request(host, port, "/metrics", auth, timeout=10, source=scraper)
+        checks = metric(text.decode(), "netquality_http_auth_bcrypt_checks_total")
         print(f"ok   after a restart with {count} guessers: the first scrape {status} in "
-              f"{seconds:.3f} s")
+              f"{seconds:.3f} s ({connect:.3f} s to connect), {checks} bcrypt checks since the "
+              f"start")
         if status != 200 or seconds > 1.0:
             failures.append(f"the first scrape after a restart: {status} in {seconds:.2f} s")
         rate = (answered.value - before) / (time.monotonic() - started)

@@ -29,13 +29,7 @@ cd "$(dirname "$0")/../.."
 source e2e/lib.sh
 skip_without_namespaces "many peers at scale" "a network namespace and a raw socket"
 scripts/bootstrap.sh python3 iproute2 curl gcc
-if [ -n "${NETQUALITY_BIN:-}" ]; then
-  netquality=$(realpath "$NETQUALITY_BIN")
-else
-  # The release binary `make install` builds (CI: already built by then, and says so).
-  [ -n "${NETQUALITY_INSTALL_BUILT:-}" ] || run_for 900 make --no-print-directory install-build >/dev/null
-  netquality=$PWD/.build-install/release/netquality
-fi
+agent_binary release
 peers=${PEERS:-3000}
 lifetime=${LIFETIME:-10}
 seconds=${SECONDS_UNDER_LOAD:-60}

@@ -30,16 +30,7 @@ cd "$(dirname "$0")/../.."
 source e2e/lib.sh
 skip_without_namespaces "probes at scale" "a network namespace and real-time priority"
 scripts/bootstrap.sh python3 iproute2 util-linux irtt curl
-if [ -n "${NETQUALITY_BIN:-}" ]; then
-  netquality=$(realpath "$NETQUALITY_BIN")
-elif [ -n "${NETQUALITY_RELEASE:-}" ]; then
-  # The release binary `make install` builds (CI: already built by then, and says so).
-  [ -n "${NETQUALITY_INSTALL_BUILT:-}" ] || run_for 900 make --no-print-directory install-build >/dev/null
-  netquality=$PWD/.build-install/release/netquality
-else
-  build_product netquality
-  netquality=$PWD/.build/debug/netquality
-fi
+agent_binary
 checker=$PWD/e2e/scale/probes_scale.py
 seconds=${SECONDS_UNDER_LOAD:-60}
 irtt_seconds=${IRTT_SECONDS:-20}

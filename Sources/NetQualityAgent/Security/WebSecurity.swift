@@ -49,12 +49,22 @@ public final class WebSecurity: Sendable {
   let counters = Counters()
   /// nil: the listener is plain HTTP (decided at start).
   let tls: WebTLS?
-  /// bcrypt checks of credentials not in the cache: one at a time on a thread of its own
-  /// (exporter-toolkit's `bcryptMtx`), so a flood of new passwords costs one core at most,
+  /// bcrypt checks of credentials not in the cache, from clients refused lately (`refused`):
+  /// one at a time on a thread of its own (exporter-toolkit's `bcryptMtx`) at a lower CPU
+  /// priority, so a flood of new passwords costs one core at most and yields to the ticks,
   /// behind a short queue beyond which a guess is refused 429 at once instead of waiting —
   /// scrapes with known credentials never queue here.
   let bcrypt = BoundedWorkQueue(
     name: "bcrypt", threads: 1, queueLimit: bcryptQueueLimit, timeoutSeconds: 10)
+  /// The same for clients never refused (a scraper's first check after a restart, an
+  /// operator's browser), one check per client at a time: a thread of its own at the normal
+  /// priority, so such a check waits neither for the guesses in the other lane nor behind a
+  /// busy core at nice 10, and at most for one guess per address before its first refusal.
+  let bcryptFirst = BoundedWorkQueue(
+    name: "bcrypt first", threads: 1, queueLimit: bcryptQueueLimit, timeoutSeconds: 10,
+    niceIncrement: 0)
+  /// Who was refused lately: which of the two lanes a client's check takes.
+  private let refused = Mutex(RefusedClients(now: WebSecurity.nowSeconds()))
   /// Checks waiting for the bcrypt thread at most: eight checks of cost 10 are about half a
   /// second; a guesser beyond them is told to come back (`Retry-After`).
   static let bcryptQueueLimit = 8
@@ -136,6 +146,8 @@ public final class WebSecurity: Sendable {
   /// with bcrypt on its own thread, one at a time, behind a bounded queue shared fairly between
   /// client addresses (`client`, the peer's IP address; see `BoundedWorkQueue`): after a
   /// restart, a scraper's first check waits for one guess at most, not for every guesser's.
+  /// A client refused lately is checked in the guessers' lane (`bcrypt`), any other in its
+  /// own (`bcryptFirst`).
   func verify(authorization: String?, users: [String: String], client: String? = nil) async
     -> Verdict
   {
@@ -157,14 +169,13 @@ public final class WebSecurity: Sendable {
     case false?:
       guard admit(client: client) else { return .rateLimited }
       counters.invalid.add(1, ordering: .relaxed)
+      noteRefused(client)
       return .invalid
     case nil:
       guard admit(client: client) else { return .rateLimited }
       let result: Bool
       do {
-        result = try await bcrypt.run(client: client) { _ in
-          Bcrypt.verify(password, hash: checked)
-        }
+        result = try await check(password, hash: checked, client: client)
       } catch .busy {
         counters.bcryptShed.add(1, ordering: .relaxed)
         return .busy
@@ -178,10 +189,39 @@ public final class WebSecurity: Sendable {
       cache.keep(digest, accepted: accepted)
       guard accepted else {
         counters.invalid.add(1, ordering: .relaxed)
+        noteRefused(client)
         return .invalid
       }
       return .accepted
     }
+  }
+
+  /// bcrypt's verdict on `password`: in the lane of the never refused when `client` was not
+  /// refused lately and has no other check there, else in the guessers' lane.
+  private func check(_ password: String, hash: String, client: String?) async throws(WorkFailure)
+    -> Bool
+  {
+    let address = Self.address(client)
+    let now = Self.nowSeconds()
+    if !refused.withLock({ $0.contains(address, now: now) }),
+      let verdict = try await bcryptFirst.runAlone(
+        client: client ?? "", { _ in Bcrypt.verify(password, hash: hash) })
+    {
+      return verdict
+    }
+    return try await bcrypt.run(client: client) { _ in Bcrypt.verify(password, hash: hash) }
+  }
+
+  /// `client`'s next checks go to the guessers' lane.
+  private func noteRefused(_ client: String?) {
+    let address = Self.address(client)
+    let now = Self.nowSeconds()
+    refused.withLock { $0.insert(address, now: now) }
+  }
+
+  /// A client's address; requests of no known address count as one client, `::`.
+  private static func address(_ client: String?) -> IPAddress {
+    client.flatMap { IPAddress($0) } ?? IPAddress(high: 0, low: 0)
   }
 
   /// User and password of an `Authorization: Basic <base64(user:password)>` header (RFC 7617
@@ -205,6 +245,9 @@ public final class WebSecurity: Sendable {
       },
       rateLimit: configuration.rateLimit)
   }
+
+  /// `now()` in whole seconds, for `RefusedClients`.
+  static func nowSeconds() -> Int64 { now().nanosecondsSinceEpoch / 1_000_000_000 }
 
   /// A monotonic time for the rate limit's buckets.
   static func now() -> CaptureTime {

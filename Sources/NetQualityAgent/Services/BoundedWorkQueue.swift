@@ -26,7 +26,8 @@ final class BoundedWorkQueue: Sendable {
 
   /// Nice value added to the working threads (`setpriority`, per thread on Linux): under CPU
   /// contention a scrape, a tick and the captures come first.
-  static let niceIncrement: Int32 = 10
+  static let defaultNiceIncrement: Int32 = 10
+  let niceIncrement: Int32
 
   private struct State {
     var waiting: [WorkItem] = []
@@ -53,8 +54,12 @@ final class BoundedWorkQueue: Sendable {
     let timedOut = Atomic<Int>(0)
   }
 
-  init(name: String, threads: Int, queueLimit: Int, timeoutSeconds: Double) {
+  init(
+    name: String, threads: Int, queueLimit: Int, timeoutSeconds: Double,
+    niceIncrement: Int32 = defaultNiceIncrement
+  ) {
     self.name = name
+    self.niceIncrement = niceIncrement
     self.threads = max(1, threads)
     self.queueLimit = max(0, queueLimit)
     self.timeoutSeconds = timeoutSeconds
@@ -82,11 +87,37 @@ final class BoundedWorkQueue: Sendable {
   func run<T: Sendable>(
     client: String? = nil, _ body: @escaping @Sendable (WorkInterruption) throws -> T
   ) async throws(WorkFailure) -> T {
+    guard let value = try await run(client: client, alone: false, body) else {
+      throw .failed("\(name): no answer")
+    }
+    return value
+  }
+
+  /// `run`, unless `client` already has an item waiting or running here: then nil at once,
+  /// nothing queued. One place per client (`WebSecurity.bcryptFirst`: a client that sends a
+  /// second new password before the first was answered is guessing).
+  func runAlone<T: Sendable>(
+    client: String, _ body: @escaping @Sendable (WorkInterruption) throws -> T
+  ) async throws(WorkFailure) -> T? {
+    try await run(client: client, alone: true, body)
+  }
+
+  private func run<T: Sendable>(
+    client: String?, alone: Bool, _ body: @escaping @Sendable (WorkInterruption) throws -> T
+  ) async throws(WorkFailure) -> T? {
     let item = WorkItem(client: client ?? "", timeoutSeconds: timeoutSeconds) { interruption in
       try body(interruption)
     }
+    var held = false
     let (admitted, start, displaced) = state.withLock { state -> (Bool, Bool, WorkItem?) in
       guard !state.stopped else { return (false, false, nil) }
+      if alone,
+        state.runningByClient[item.client] != nil
+          || state.waiting.contains(where: { $0.client == item.client })
+      {
+        held = true
+        return (false, false, nil)
+      }
       var displaced: WorkItem?
       // Room for every thread's item plus the queue: an idle thread may not have taken its
       // item off the list yet.
@@ -104,6 +135,7 @@ final class BoundedWorkQueue: Sendable {
       counters.refusedBusy.add(1, ordering: .relaxed)
       displaced.interruption.interrupt(because: .busy)
     }
+    if held { return nil }
     guard admitted else {
       counters.refusedBusy.add(1, ordering: .relaxed)
       throw .busy
@@ -171,7 +203,9 @@ final class BoundedWorkQueue: Sendable {
   private func serve() {
     // `who` 0 is the calling thread: Linux keeps the nice value per thread (setpriority(2),
     // BUGS), so only this thread yields.
-    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceIncrement)
+    if niceIncrement != 0 {
+      setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceIncrement)
+    }
     while true {
       available.wait()
       let item = state.withLock { state -> WorkItem? in
