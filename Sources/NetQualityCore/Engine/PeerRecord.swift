@@ -8,6 +8,9 @@ struct PeerRecord {
   var probeTx = WindowPool()
   var rxDamper = LevelDamper()
   var txDamper = LevelDamper()
+  /// The tick that last scored the peer (`Scorer.tickNumber`, `Scorer.forgetPeers`): 32 bits, in
+  /// the dampers' padding (a tick every 2 s wraps after 272 years).
+  var scoredTick: UInt32 = 0
   var rxPacketsTotal: Int64 = 0
   var rxLostTotal: Int64 = 0
   var txPacketsTotal: Int64 = 0

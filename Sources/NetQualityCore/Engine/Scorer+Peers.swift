@@ -12,6 +12,7 @@ extension Scorer {
       ?? now
     var record = PeerRecord(firstSeen: firstSeen)
     let place = peers.take(name, into: &record)
+    record.scoredTick = tickNumber
     var (state, stateSince, events) = advanceState(
       &record, name, window, probe: probe, now: now)
     // Read in its box, never copied out to be checked: the copy of every resting peer's

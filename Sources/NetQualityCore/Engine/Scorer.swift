@@ -47,6 +47,9 @@ public struct Scorer: Sendable {
   var reusesRestingPeers = true
   /// Counts the reloads: a peer that came to rest under other settings is scored again.
   var settingsGeneration = 0
+  /// Counts the ticks: a peer whose record was not scored in this one is forgotten
+  /// (`forgetPeers`).
+  var tickNumber: UInt32 = 0
 
   public init(configuration: EngineConfiguration = EngineConfiguration()) {
     self.configuration = configuration
@@ -143,6 +146,7 @@ public struct Scorer: Sendable {
     let interval =
       previousTick.map { max(0, now.seconds(since: $0)) } ?? configuration.tickIntervalSeconds
     previousTick = now
+    tickNumber &+= 1
     // A span still open holds for the harvest that reports it: each harvest reports those
     // still open again, and one that closed without a gap (an overload) must not stay open.
     if captureBlind.contains(where: { $0.value.to == nil }) {
@@ -156,7 +160,7 @@ public struct Scorer: Sendable {
     events += resolveRetiredAlerts(at: now)
     let snapshots = scorePeers(
       tick, harvest: harvest, now: now, interval: interval, events: &events)
-    events += forgetPeers(notIn: snapshots, at: now)
+    events += forgetPeers(scored: snapshots.count, at: now)
     let (callsSnapshot, callEvents) = tickCalls(
       at: now, interval: interval, harvest: &harvest, windows: tick.windows, facts: tick.facts,
       names: tick.names)
