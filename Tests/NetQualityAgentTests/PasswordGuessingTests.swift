@@ -214,6 +214,33 @@ final class PasswordGuessingTests: XCTestCase {
       security.bcrypt.counters.completed.load(ordering: .relaxed), WebSecurity.bcryptQueueLimit)
   }
 
+  /// Guessers from many addresses, each before its first refusal, fill the lane of the never
+  /// refused: a client new to both lanes gets a place in the guessers' lane (shared fairly
+  /// between clients), not a 429.
+  func testAFullFirstLaneSendsANewClientToTheGuessersLane() async throws {
+    let made = Bcrypt.hash("secret", cost: 12)
+    let security = try WebSecurityTests.security("basic_auth_users: {prometheus: '\(made)'}\n")
+    let users = security.current.users
+    let scraper = WebSecurityTests.basic("prometheus", "secret")[.authorization]
+    let places = 1 + WebSecurity.bcryptQueueLimit
+    await withTaskGroup(of: Void.self) { group in
+      for address in 0..<places {
+        group.addTask {
+          _ = await security.verify(
+            authorization: WebSecurityTests.basic("prometheus", "guess")[.authorization],
+            users: users, client: "10.0.1.\(address)")
+        }
+      }
+      await Self.waitUntilFull(security.bcryptFirst)
+      let scrape = await security.verify(
+        authorization: scraper, users: users, client: "10.0.0.1")
+      XCTAssertEqual(scrape, .accepted, "checked in the guessers' lane, not refused 429")
+      XCTAssertEqual(security.bcrypt.counters.completed.load(ordering: .relaxed), 1)
+      XCTAssertEqual(security.counters.bcryptShed.load(ordering: .relaxed), 0)
+      await group.waitForAll()
+    }
+  }
+
   /// Waits (10 s at most) until `queue` has every place taken.
   static func waitUntilFull(_ queue: BoundedWorkQueue) async {
     let deadline = ContinuousClock.now + .seconds(10)

@@ -197,17 +197,25 @@ public final class WebSecurity: Sendable {
   }
 
   /// bcrypt's verdict on `password`: in the lane of the never refused when `client` was not
-  /// refused lately and has no other check there, else in the guessers' lane.
+  /// refused lately and has no other check there, else in the guessers' lane — and there too
+  /// when the first lane is full (guessers from many addresses, each before its first
+  /// refusal): the guessers' lane shares its places fairly between clients, so the client
+  /// gets one of them.
   private func check(_ password: String, hash: String, client: String?) async throws(WorkFailure)
     -> Bool
   {
     let address = Self.address(client)
     let now = Self.nowSeconds()
-    if !refused.withLock({ $0.contains(address, now: now) }),
-      let verdict = try await bcryptFirst.runAlone(
-        client: client ?? "", { _ in Bcrypt.verify(password, hash: hash) })
-    {
-      return verdict
+    if !refused.withLock({ $0.contains(address, now: now) }) {
+      do {
+        if let verdict = try await bcryptFirst.runAlone(
+          client: client ?? "", { _ in Bcrypt.verify(password, hash: hash) })
+        {
+          return verdict
+        }
+      } catch .busy {
+        // Full: the guessers' lane below.
+      }
     }
     return try await bcrypt.run(client: client) { _ in Bcrypt.verify(password, hash: hash) }
   }
