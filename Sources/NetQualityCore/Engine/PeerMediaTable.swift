@@ -64,25 +64,32 @@ struct PeerMediaTable {
 
   /// The peer's record, if it had media in the tick.
   subscript(name: String) -> PeerMedia? {
-    guard let position = index[name].map(Int.init), tickOfRecord[position] == tick else {
-      return nil
-    }
-    return records[position]
+    place(of: name, streams: EmptyCollection()).map { records[$0] }
   }
 
-  /// The record of the peer `name` whose streams (by analyzer index) are `streams`: through
-  /// the first of them with media, or else by name (a peer with RTCP feedback and no media
-  /// stream).
+  /// The record of the peer `name` whose streams (by analyzer index) are `streams` (see
+  /// `place(of:streams:)`).
   func media(of name: String, streams: some Sequence<Int32>) -> PeerMedia? {
+    place(of: name, streams: streams).map { records[$0] }
+  }
+
+  /// The place in `records` of the peer `name` whose streams (by analyzer index) are
+  /// `streams`, if it had media in the tick: through the first of them with media, or else by
+  /// name (a peer with RTCP feedback and no media stream). A place, not a copy of the record
+  /// (858 bytes), so that the scorer compares it in place (`PeerExtras.holds`).
+  func place(of name: String, streams: some Sequence<Int32>) -> Int? {
     for stream in streams where Int(stream) < positionOfStream.count {
       let position = Int(positionOfStream[Int(stream)])
       // The same name as the stream's peer in the media pass (a string compare, usually of
       // the same storage), or the lookup by name decides.
       if position >= 0, tickOfRecord[position] == tick, names[position] == name {
-        return records[position]
+        return position
       }
     }
-    return self[name]
+    guard let position = index[name].map(Int.init), tickOfRecord[position] == tick else {
+      return nil
+    }
+    return position
   }
 
   /// The position of the peer's record in `records`, started empty the first time in a tick;

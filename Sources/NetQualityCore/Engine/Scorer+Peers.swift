@@ -2,7 +2,7 @@ extension Scorer {
   /// Brings one peer up to `now`: its connection state, each direction's score (from its RTP
   /// streams, its probes, or both) and its alert rules.
   mutating func updatePeer(
-    _ name: String, _ window: PeerWindow, probe: ProbeSnapshot?, media: PeerMedia? = nil,
+    _ name: String, _ window: PeerWindow, probe: ProbeSnapshot?, mediaPlace: Int? = nil,
     now: CaptureTime, intervalSeconds: Double
   ) -> (PeerSnapshot, [EngineEvent]) {
     // First seen: the first packet from the peer, or our first probe to it, or (a silent
@@ -18,7 +18,7 @@ extension Scorer {
     // Read in its box, never copied out to be checked: the copy of every resting peer's
     // snapshot was 5 % of a tick under churn (perf, issue 37).
     if let resting = record.resting, events.isEmpty,
-      isStillResting(resting, record, window, probe: probe, media: media),
+      isStillResting(resting, record, window, probe: probe, mediaPlace: mediaPlace),
       state == resting.value.snapshot.state && stateSince == resting.value.snapshot.stateSince
     {
       // The same snapshot as the ticks before: only the time at its levels goes on.
@@ -58,7 +58,8 @@ extension Scorer {
     if probe == nil { Self.dropOpinionOfSilence(&rx, &tx, window) }
     record.interfaces = window.interfaces
     record.levelCounters.record(rx: rx.level, tx: tx.level, seconds: intervalSeconds, at: now)
-    let extras = PeerExtras.boxed(probe: probe, media: media, reusing: record.extras)
+    let extras = PeerExtras.boxed(
+      probe: probe, mediaAt: mediaPlace, of: peerMedia, reusing: record.extras)
     record.extras = extras
 
     let snapshot = PeerSnapshot(
@@ -97,14 +98,20 @@ extension Scorer {
   }
 
   /// Whether a resting peer is still at rest at this tick: confirmed, under the same settings,
-  /// its window silent with the same inputs, its media the same, no probe and no link down.
+  /// its window silent with the same inputs, its media (at `mediaPlace` in the tick's table)
+  /// the same, no probe and no link down.
   private func isStillResting(
     _ resting: OutOfLine<RestingPeer>, _ record: PeerRecord, _ window: PeerWindow,
-    probe: ProbeSnapshot?, media: PeerMedia?
+    probe: ProbeSnapshot?, mediaPlace: Int?
   ) -> Bool {
-    resting.value.confirmed && resting.value.settingsGeneration == settingsGeneration
-      && probe == nil && linksDown.isEmpty && window.isSilent
-      && record.extras?.value.media == media && RestingPeer.Inputs(window) == resting.value.inputs
+    guard
+      resting.value.confirmed && resting.value.settingsGeneration == settingsGeneration
+        && probe == nil && linksDown.isEmpty && window.isSilent
+    else { return false }
+    let sameMedia =
+      record.extras.map { $0.value.holdsMedia(at: mediaPlace, of: peerMedia) }
+      ?? (mediaPlace == nil)
+    return sameMedia && RestingPeer.Inputs(window) == resting.value.inputs
   }
 
   /// The record's resting snapshot of the previous tick, if it is of these settings.

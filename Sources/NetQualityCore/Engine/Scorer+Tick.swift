@@ -49,7 +49,7 @@ extension Scorer {
     events: inout [EngineEvent]
   ) -> [PeerSnapshot] {
     let names = tick.names
-    let order = names.indices.sorted { (names[$0], $0) < (names[$1], $1) }
+    let order = NameOrder.sortedPositions(names)
     // Peers with no stream or probe left are forgotten with their streams.
     let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now), now: now)
     let probedNames = probed.keys.sorted()
@@ -80,7 +80,7 @@ extension Scorer {
       if probedNames[safe: probedPosition] == name { probedPosition += 1 }
       let (snapshot, peerEvents) = updatePeer(
         name, window, probe: probed[name],
-        media: peerMedia.media(
+        mediaPlace: peerMedia.place(
           of: name, streams: order[first..<position].lazy.map { tick.facts[$0].index }),
         now: now,
         intervalSeconds: interval)
