@@ -6,15 +6,20 @@ extension StreamAnalyzer {
   /// were forgotten.
   @discardableResult
   public mutating func forget(silentSince cutoff: CaptureTime) -> Int {
-    var silent: [Int] = []
-    for index in streams.indices where !freeSet.contains(index) {
-      let lastRTCP = lastSenderRTCPTime(ofStream: index)?.nanosecondsSinceEpoch ?? 0
-      guard max(streams[index].lastArrivalNanoseconds, lastRTCP) < cutoff.nanosecondsSinceEpoch
-      else {
-        continue
-      }
-      silent.append(index)
-    }
+    let silent = streams.indices.filter { !freeSet.contains($0) && isSilent($0, since: cutoff) }
+    return forget(silent, cutoff: cutoff)
+  }
+
+  /// Whether the live stream at `index` was silent since `cutoff`: no RTP, no RTCP from its
+  /// sender.
+  func isSilent(_ index: Int, since cutoff: CaptureTime) -> Bool {
+    let lastRTCP = lastSenderRTCPTime(ofStream: index)?.nanosecondsSinceEpoch ?? 0
+    return max(streams[index].lastArrivalNanoseconds, lastRTCP) < cutoff.nanosecondsSinceEpoch
+  }
+
+  /// Forgets the streams `silent` (found silent since `cutoff` by `isSilent`), and the facts
+  /// about addresses as old (see `forget(silentSince:)`).
+  mutating func forget(_ silent: [Int], cutoff: CaptureTime) -> Int {
     do {
       let keys = streams
       for index in silent { table.remove(keys[index].key) { keys[$0].key } }
@@ -94,7 +99,7 @@ extension StreamAnalyzer {
     }
     streams = keptStreams
     freeIndices = []
-    freeSet = []
+    freeSet = SlotSet()
     table = StreamTable(initialCapacity: max(1024, live))
     streamsBySSRC = StreamIndexTable(minimumCapacity: live)
     streamsByFlow = StreamIndexTable(minimumCapacity: live)

@@ -20,11 +20,6 @@ extension StreamAnalyzer {
     if clock.rateHz == 90_000 { return true }
     return signalled(key)?.kind == "video"
   }
-
-  /// Starts a new scoring window on every stream (the jitter maximum restarts).
-  public mutating func startWindows() {
-    for index in streams.indices { streams[index].jitter.startWindow() }
-  }
 }
 
 extension StreamAnalyzer {

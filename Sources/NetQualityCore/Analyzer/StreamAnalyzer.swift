@@ -39,7 +39,7 @@ public struct StreamAnalyzer: Sendable {
   var inferences = SlotStore(empty: InferenceBuffer())
   /// Indices of forgotten streams, reused by new ones (see `forget(silentSince:)`).
   var freeIndices: [Int] = []
-  var freeSet: Set<Int> = []
+  var freeSet = SlotSet()
   /// Stream indices by SSRC (`StreamKey.ssrcTableTag`), for attaching RTCP to streams.
   var streamsBySSRC = StreamIndexTable()
   /// Stream indices by directed (source, destination) pair: the siblings a new stream is
