@@ -598,8 +598,13 @@ def stall(host, port, pid, db, peer, seconds):
           f"{wall:.3f} ({wall - tick:+.3f} s), {wall - continued:.2f} s after continuing")
     if tick is None or tick <= continued - interval:
         failures.append("no tick within two intervals of continuing")
-    elif abs(wall - tick) > interval or abs(tick / interval - round(tick / interval)) > 1e-6:
-        failures.append(f"tick {tick:.3f}: not on the 2 s grid within one tick of {wall:.3f}")
+    # Within one tick of when the agent ran again (the loop above), not of when the tick was
+    # seen: continued 0.24 s before a boundary, the tick of the boundary before it, caught up
+    # 0.37 s after continuing with a core busy, was seen 2.13 s after its time, and the check
+    # depended on where in the grid the SIGCONT fell. Never dated after it was seen.
+    elif tick > wall or abs(tick / interval - round(tick / interval)) > 1e-6:
+        failures.append(f"tick {tick:.3f}: not on the 2 s grid within one tick of {continued:.3f}"
+                        f" (seen at {wall:.3f})")
     found = future_dated(0.5)
     # Two more ticks, still right. Read half an interval after a boundary of the grid: the
     # tick of that boundary is the one to report (read just before a tick is published, the
