@@ -108,6 +108,32 @@ final class DashboardFrameTests: XCTestCase {
     XCTAssertGreaterThan(everyRow.utf8.count, 100 * quiet.utf8.count)
   }
 
+  /// The selection of the worst (`PeerSnapshot.worst`) gives what a full sort by `worstFirst`
+  /// gives, for every limit, on a fleet in random order with many ties (level, MOS) and
+  /// the included filter.
+  func testTheWorstSelectedAreTheFirstOfTheFullSort() {
+    var generator = SystemRandomNumberGenerator()
+    let levels: [QualityLevel] = [.unknown, .excellent, .good, .poor, .bad, .down]
+    let peers = (0..<2_000).map { number in
+      Self.peer(
+        "p\(UInt32.random(in: 0..<100_000, using: &generator))-\(number)",
+        rx: levels.randomElement(using: &generator) ?? .good,
+        tx: levels.randomElement(using: &generator) ?? .good,
+        mos: Bool.random(using: &generator)
+          ? nil : [2.5, 3.0, 4.1].randomElement(using: &generator))
+    }.shuffled(using: &generator)
+    let sorted = peers.sorted(by: PeerSnapshot.worstFirst).map(\.peer)
+    for limit in [0, 1, 2, 7, 50, 199, 1_999, 2_000, 5_000] {
+      XCTAssertEqual(
+        PeerSnapshot.worst(peers, limit: limit).map(\.peer), Array(sorted.prefix(limit)),
+        "limit \(limit)")
+    }
+    let even = { (peer: PeerSnapshot) in (peer.peer.utf8.last ?? 0) % 2 == 0 }
+    XCTAssertEqual(
+      PeerSnapshot.worst(peers, limit: 60, included: even).map(\.peer),
+      Array(peers.filter(even).sorted(by: PeerSnapshot.worstFirst).map(\.peer).prefix(60)))
+  }
+
   func testWorstFirstIsTheWorseLevelThenTheLowerMOSThenTheName() {
     let peers = [
       Self.peer("a", rx: .excellent, tx: .excellent, mos: 4.4),

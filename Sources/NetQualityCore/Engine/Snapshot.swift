@@ -168,19 +168,30 @@ public struct PeerSnapshot: Sendable, Equatable {
 
   /// The peer's media experience (nil: no media stream nor feedback; docs/media.md).
   public var media: PeerMedia? {
-    get { extrasBox?.value.media }
+    get {
+      guard let extrasBox, extrasBox.value.hasMedia else { return nil }
+      return extrasBox.value.media
+    }
     set { extrasBox = PeerExtras.boxed(probe: probe, media: newValue) }
   }
 
   /// What our probes to the peer measured (nil: not probed).
   public var probe: ProbeSnapshot? {
-    get { extrasBox?.value.probe }
+    // The flag asked first: an absent probe read as an optional copied all its 809 bytes,
+    // for each of 100,000 peers at every tick's `/metrics` (perf, issue 37).
+    get {
+      guard let extrasBox, extrasBox.value.hasProbe else { return nil }
+      return extrasBox.value.probe
+    }
     set { extrasBox = PeerExtras.boxed(probe: newValue, media: media) }
   }
 
+  /// Whether our probes measured the peer (`probe` is not nil), without reading the figures.
+  public var isProbed: Bool { extrasBox?.value.hasProbe ?? false }
+
   /// What the peer's figures come from: its RTP streams, our probes, or both.
   public var sources: [MeasurementSource] {
-    (streams > 0 ? [.rtp] : []) + (probe != nil ? [.probe] : [])
+    (streams > 0 ? [.rtp] : []) + (isProbed ? [.probe] : [])
   }
 
   /// The worse of the two directions' levels (unknown, 0, is the least: a direction without
@@ -207,8 +218,8 @@ public struct PeerSnapshot: Sendable, Equatable {
 struct PeerExtras: Sendable, Equatable {
   let probe: ProbeSnapshot?
   private var mediaFigures = PeerMedia()
-  private var hasProbe = false
-  private var hasMedia = false
+  private(set) var hasProbe = false
+  private(set) var hasMedia = false
 
   init(probe: ProbeSnapshot?, media: PeerMedia?) {
     self.probe = probe

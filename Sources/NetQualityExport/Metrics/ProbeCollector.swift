@@ -20,7 +20,7 @@ public struct ProbeCollector: MetricsCollector {
   public func collect(into out: inout MetricsWriter) {
     // By position: a closure over each snapshot copied every one (hundreds of bytes) per tick.
     let probed = peers.indices.compactMap { index in
-      peers[index].probe.map { (peers[index].peer, $0) }
+      peers[index].isProbed ? peers[index].probe.map { (peers[index].peer, $0) } : nil
     }
     out.family(.probeInfo)
     for (peer, probe) in probed {
