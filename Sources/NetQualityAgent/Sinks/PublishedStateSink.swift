@@ -20,9 +20,13 @@ struct PublishedStateSink: TickSink {
       worstOrder: table.order(.worst), incumbents: incumbents,
       levelCounters: { names in state.scorer.withLock { $0.levelCounters(of: names) } })
     let metrics = tickMetrics.render()
+    var retired = RetiredTick()
     state.update { published in
       published.tickMetrics = metrics
       published.seriesPeers = tickMetrics.seriesPeerNames
+      // The tick before is let go after the lock, elsewhere (`RetiredTick`).
+      swap(&retired.result, &published.lastTick)
+      swap(&retired.table, &published.peerTable)
       published.lastTick = tick.result
       published.peerTable = table
       published.alerts = tick.alerts
@@ -54,6 +58,7 @@ struct PublishedStateSink: TickSink {
       published.streamSlots = tick.streamSlots
       published.tickTiming = tick.timing
     }
+    retired.release()
   }
 
   /// Two lists of calls in the order of their ends, as one.
