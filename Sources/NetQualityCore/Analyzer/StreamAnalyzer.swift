@@ -77,6 +77,9 @@ public struct StreamAnalyzer: Sendable {
   /// Where the live capture was blind (the kernel dropped its packets): no silence or loss is
   /// counted across it (`CaptureBlindness`).
   var blindness = CaptureBlindness()
+  /// The sizes of the last harvest's lists: the next is given room for them at once
+  /// (`harvest(into:forgetSilentSince:)`).
+  var lastHarvestSizes = HarvestSizes()
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
