@@ -74,8 +74,11 @@ extension CallTracker {
   /// Scores one call's tick from the window of its streams (`state.window`): the media's
   /// state, each direction's level and MOS as a peer's, and the sums of the record. A call on
   /// hold (SIP said so) is neither scored nor judged by its silence: its seconds are held.
-  mutating func score(
-    _ state: inout CallState, now: CaptureTime, interval: Double, scorer: Scorer
+  /// Static, given the tracker's `previousTick`: the tick scores each call in its slot, which
+  /// a method of the tracker could not take inout while it reads `self` (`tick`).
+  static func score(
+    _ state: inout CallState, now: CaptureTime, interval: Double, previousTick: CaptureTime?,
+    scorer: Scorer
   ) {
     let window = state.window
     let fromRemote = CaptureTime.later(window.rxLastArrival, window.lastRTCP)

@@ -4,8 +4,11 @@ extension CallTracker {
   /// that got no final answer in time, a challenge never answered, a WebRTC session closed
   /// (DTLS alert, TURN release, consent gone), media ended by RTCP BYE, or silence for the
   /// timeout. At the end of a capture every open call ends there.
-  mutating func decideEnd(
-    _ state: inout CallState, now: CaptureTime, scorer: Scorer, inputEnded: Bool
+  ///
+  /// Static, given the tracker's `settings`, like `score`.
+  static func decideEnd(
+    _ state: inout CallState, now: CaptureTime, settings: CallSettings, scorer: Scorer,
+    inputEnded: Bool
   ) {
     guard state.pendingEnd == nil else { return }
     let timers = scorer.configuration.timers
