@@ -85,6 +85,26 @@ final class ProbeRenderingTests: XCTestCase {
     return engine.tick(at: time(3000)).snapshot
   }
 
+  /// `isProbed`, kept inline for `/metrics`, says what `probe` says, whichever way the probe
+  /// figures were set or taken away.
+  func testIsProbedFollowsTheProbeFigures() throws {
+    let probed = try XCTUnwrap(Self.probedSnapshot().peers.first)
+    XCTAssertNotNil(probed.probe)
+    XCTAssertTrue(probed.isProbed)
+    XCTAssertEqual(probed.sources, [.probe])
+    var changed = probed
+    changed.probe = nil
+    XCTAssertFalse(changed.isProbed)
+    XCTAssertEqual(changed.sources, [])
+    changed.media = PeerMedia()
+    XCTAssertFalse(changed.isProbed, "media alone is not a probe")
+    changed.probe = probed.probe
+    XCTAssertTrue(changed.isProbed)
+    XCTAssertNotEqual(changed, probed, "the media differs")
+    changed.media = nil
+    XCTAssertEqual(changed, probed)
+  }
+
   /// The engine's `probeRoundTripBoundsSeconds` (`probe_rtt_buckets`) are the exposition's
   /// buckets.
   func testConfiguredRoundTripBucketsAreTheExposedOnes() throws {

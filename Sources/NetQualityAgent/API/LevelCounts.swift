@@ -10,9 +10,14 @@ struct LevelCounts: Sendable, Equatable {
   var worst = [Int](repeating: 0, count: QualityLevel.allCases.count)
 
   mutating func add(_ peer: PeerSnapshot) {
-    rx[peer.rx.level.rawValue] += 1
-    tx[peer.tx.level.rawValue] += 1
-    worst[peer.worstLevel.rawValue] += 1
+    add(rx: peer.rx.level, tx: peer.tx.level)
+  }
+
+  /// A peer whose levels are `rx` and `tx` (its worst, `PeerSnapshot.worstLevel`, the higher).
+  mutating func add(rx rxLevel: QualityLevel, tx txLevel: QualityLevel) {
+    rx[rxLevel.rawValue] += 1
+    tx[txLevel.rawValue] += 1
+    worst[max(rxLevel, txLevel).rawValue] += 1
   }
 
   /// `{"rx":{"unknown":0,"excellent":12,...},"tx":{...},"worst":{...}}`, every level named.

@@ -20,8 +20,11 @@ final class PeerTable: Sendable {
     self.time = time
     self.peers = peers
     var levels = LevelCounts()
-    // By position: a loop over the snapshots copied each one (256 bytes, two retains).
-    for index in peers.indices { levels.add(peers[index]) }
+    // By position and field: a loop over the snapshots, or one passed whole, copied each one
+    // (256 bytes, two retains) for three of its bytes.
+    for index in peers.indices {
+      levels.add(rx: peers[index].rx.level, tx: peers[index].tx.level)
+    }
     self.levels = levels
     for sort in sorted { _ = order(sort) }
   }

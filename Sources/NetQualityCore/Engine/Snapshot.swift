@@ -103,10 +103,16 @@ public struct PeerSnapshot: Sendable, Equatable {
   /// Where the round trip comes from: RTCP reports, or ICE checks when RTCP is encrypted.
   public var roundTripSource: RoundTripSource?
   public var state: ConnectionState
+  /// Whether our probes measured the peer (`probe` is not nil), kept inline (in the padding:
+  /// the stride stays 256): asked of each of 100,000 peers at every tick's `/metrics`, a
+  /// look into each box was a cache miss per peer (perf, issue 37).
+  public private(set) var isProbed = false
   /// The probe figures and the media experience live out of line, in one box: two thirds of a
   /// snapshot's size when inline (809 of 1,209 bytes for the probe figures), and most peers of
   /// a media server are not probed; one reference keeps the record at 256 bytes.
-  private var extrasBox: OutOfLine<PeerExtras>?
+  private var extrasBox: OutOfLine<PeerExtras>? {
+    didSet { isProbed = extrasBox?.value.hasProbe ?? false }
+  }
 
   public init(
     peer: String, state: ConnectionState, stateSince: CaptureTime, rx: DirectionSnapshot,
@@ -161,6 +167,7 @@ public struct PeerSnapshot: Sendable, Equatable {
     self.rxFECTotal = rxFECTotal
     self.streams = streams
     self.extrasBox = extras
+    isProbed = extras?.value.hasProbe ?? false
   }
 
   /// The box of the probe figures and media, for the next tick to reuse.
@@ -185,9 +192,6 @@ public struct PeerSnapshot: Sendable, Equatable {
     }
     set { extrasBox = PeerExtras.boxed(probe: newValue, media: media) }
   }
-
-  /// Whether our probes measured the peer (`probe` is not nil), without reading the figures.
-  public var isProbed: Bool { extrasBox?.value.hasProbe ?? false }
 
   /// What the peer's figures come from: its RTP streams, our probes, or both.
   public var sources: [MeasurementSource] {
