@@ -71,4 +71,43 @@ final class PeerRecordTests: XCTestCase {
     XCTAssertEqual(peers["10.0.3.7"]?.rxPacketsTotal, 99)
     XCTAssertEqual(peers["192.0.2.1"]?.tracker.since.nanosecondsSinceEpoch, 1_000_000_000)
   }
+
+  /// A place remembered from an earlier tick is used only while it still holds the name: after
+  /// the peer was forgotten and its place given to another, after a shrink, or out of range,
+  /// the name is looked up.
+  func testTakeUsesAHintOnlyWhileItsPlaceHoldsTheName() {
+    var peers = PeerRecords()
+    func record(_ packets: Int64) -> PeerRecord {
+      var record = PeerRecord(firstSeen: CaptureTime(nanosecondsSinceEpoch: 0))
+      record.rxPacketsTotal = packets
+      return record
+    }
+    for index in 0..<5000 { peers["10.1.\(index / 250).\(index % 250)"] = record(Int64(index)) }
+    func take(_ name: String, hint: Int32) -> (Int32?, Int64) {
+      var taken = PeerRecord.vacant
+      let place = peers.take(name, hint: hint, into: &taken)
+      if place != nil { peers.putBack(taken, at: place, name: name) }
+      return (place, taken.rxPacketsTotal)
+    }
+    let (place, packets) = take("10.1.2.3", hint: -1)
+    XCTAssertEqual(packets, 503)
+    guard let place else { return XCTFail("no place for 10.1.2.3") }
+    XCTAssertEqual(take("10.1.2.3", hint: place).1, 503)
+    // The right record whatever the hint: another peer's place, a place past the end.
+    XCTAssertEqual(take("10.1.2.3", hint: place + 1).1, 503)
+    XCTAssertEqual(take("10.1.2.3", hint: 1_000_000).1, 503)
+    // Forgotten, its place goes to a new peer: the old hint finds nothing of the old name.
+    peers["10.1.2.3"] = nil
+    XCTAssertNil(take("10.1.2.3", hint: place).0)
+    peers["192.0.2.9"] = record(7)
+    XCTAssertEqual(take("192.0.2.9", hint: place).0, place)
+    XCTAssertNil(take("10.1.2.3", hint: place).0)
+    XCTAssertEqual(take("192.0.2.9", hint: -1).1, 7)
+    // After a wave and a shrink the places move: a stale hint is looked past.
+    for index in 0..<4990 { peers["10.1.\(index / 250).\(index % 250)"] = nil }
+    peers.shrinkAfterChurn()
+    XCTAssertEqual(peers.placeCount, 11)
+    XCTAssertEqual(take("10.1.19.245", hint: 4995).1, 4995)
+    XCTAssertEqual(take("192.0.2.9", hint: place).1, 7)
+  }
 }

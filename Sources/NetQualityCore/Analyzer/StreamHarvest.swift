@@ -203,6 +203,17 @@ extension StreamAnalyzer {
       recent = recent.map { (address, index, $0.0, $0.1) } ?? (address, index, address, index)
       return index
     }
+    // A tx stream's sender is one of this host's few addresses, asked for between two asks of
+    // its peer's: kept apart from the last two peers', or each peer's tx stream looked it up
+    // again (a hash and an entry in `addresses` per peer).
+    var local: (IPAddress, Int32)?
+    func facts(ofLocal address: IPAddress) -> Int32 {
+      guard anyFacts else { return -1 }
+      if let (kept, index) = local, kept == address { return index }
+      let index = lookUpFacts(of: address)
+      local = (address, index)
+      return index
+    }
     func lookUpFacts(of address: IPAddress) -> Int32 {
       // An empty dictionary is not asked: most hosts see no ICE or no session end, and each
       // lookup hashes the address.
@@ -251,7 +262,8 @@ extension StreamAnalyzer {
           StreamHarvest.Feedback(feedbacks[feedbackSlot], clockRateHz: clockRateHz))
       }
       // An rx stream's sender is its peer: one lookup for both.
-      let senderFacts = facts(of: key.sourceAddress)
+      let senderFacts =
+        direction == .rx ? facts(of: key.sourceAddress) : facts(ofLocal: key.sourceAddress)
       let peerFacts = direction == .rx ? senderFacts : facts(of: peer)
       let firstArrival = CaptureTime(nanosecondsSinceEpoch: streams[index].firstArrivalNanoseconds)
       harvest.streams.append(

@@ -3,7 +3,7 @@ extension Scorer {
   /// and RTCP, and its reflector's answers to our probes. Returns the state (before a link
   /// that is down overrides it) and the events of its transitions.
   mutating func advanceState(
-    _ record: inout PeerRecord, _ name: String, _ window: PeerWindow, probe: ProbeSnapshot?,
+    _ record: inout PeerRecord, _ name: String, _ window: PeerWindow, probe: BoxedProbe?,
     now: CaptureTime
   ) -> (ConnectionState, CaptureTime, [EngineEvent]) {
     // Liveness: anything from the peer, RTP, RTCP or a probe's answer. A peer that never sent
@@ -23,9 +23,10 @@ extension Scorer {
     let lastRTCP = heard(window.lastRTCP)
     // Without an array of optionals: two arrays a peer and tick were 5 % of a tick under churn
     // (perf, issue 37).
-    let fromPeer = CaptureTime.later(CaptureTime.later(lastMedia, lastRTCP), probe?.lastReplyAt)
-    let activity = fromPeer ?? probe?.firstSentAt ?? heard(window.txLastArrival) ?? now
-    let resumedAt = CaptureTime.earlier(window.rxResumedAt, probe?.resumedAt)
+    let fromPeer = CaptureTime.later(
+      CaptureTime.later(lastMedia, lastRTCP), probe?.value.lastReplyAt)
+    let activity = fromPeer ?? probe?.value.firstSentAt ?? heard(window.txLastArrival) ?? now
+    let resumedAt = CaptureTime.earlier(window.rxResumedAt, probe?.value.resumedAt)
     let (endedAt, endReason) = Self.end(
       of: window, sessionEnd: window.sessionEnd, activity: activity, now: now,
       inputEnded: inputEnded)

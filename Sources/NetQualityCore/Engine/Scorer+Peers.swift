@@ -1,17 +1,18 @@
 extension Scorer {
   /// Brings one peer up to `now`: its connection state, each direction's score (from its RTP
-  /// streams, its probes, or both) and its alert rules.
+  /// streams, its probes, or both) and its alert rules. `place`: where its record was at the
+  /// tick before (-1: not known), and where it is now.
   mutating func updatePeer(
-    _ name: String, _ window: PeerWindow, probe: ProbeSnapshot?, mediaPlace: Int? = nil,
-    now: CaptureTime, intervalSeconds: Double
+    _ name: String, _ window: PeerWindow, probe: BoxedProbe?, mediaPlace: Int? = nil,
+    place recordPlace: inout Int32, now: CaptureTime, intervalSeconds: Double
   ) -> (PeerSnapshot, [EngineEvent]) {
     // First seen: the first packet from the peer, or our first probe to it, or (a silent
     // peer) our last packet to it.
     let firstSeen =
-      window.rxResumedAt ?? window.rxLastArrival ?? probe?.firstSentAt ?? window.txLastArrival
+      window.rxResumedAt ?? window.rxLastArrival ?? probe?.value.firstSentAt ?? window.txLastArrival
       ?? now
     var record = PeerRecord(firstSeen: firstSeen)
-    let place = peers.take(name, into: &record)
+    let place = peers.take(name, hint: recordPlace, into: &record)
     record.scoredTick = tickNumber
     var (state, stateSince, events) = advanceState(
       &record, name, window, probe: probe, now: now)
@@ -25,7 +26,7 @@ extension Scorer {
       record.levelCounters.record(
         rx: resting.value.snapshot.rx.level, tx: resting.value.snapshot.tx.level,
         seconds: intervalSeconds, at: now)
-      peers.putBack(record, at: place, name: name)
+      recordPlace = peers.putBack(record, at: place, name: name)
       return (resting.value.snapshot, [])
     }
     let restsBefore = (record.rxDamper, record.txDamper, record.poolsEmpty)
@@ -93,7 +94,7 @@ extension Scorer {
           inputs: inputs, snapshot: snapshot, settingsGeneration: settingsGeneration,
           confirmed: previous?.value.inputs == inputs && previous?.value.snapshot == snapshot))
     }
-    peers.putBack(record, at: place, name: name)
+    recordPlace = peers.putBack(record, at: place, name: name)
     return (snapshot, events)
   }
 
@@ -102,7 +103,7 @@ extension Scorer {
   /// the same, no probe and no link down.
   private func isStillResting(
     _ resting: OutOfLine<RestingPeer>, _ record: PeerRecord, _ window: PeerWindow,
-    probe: ProbeSnapshot?, mediaPlace: Int?
+    probe: BoxedProbe?, mediaPlace: Int?
   ) -> Bool {
     guard
       resting.value.confirmed && resting.value.settingsGeneration == settingsGeneration

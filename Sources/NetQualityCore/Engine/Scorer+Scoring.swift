@@ -1,7 +1,7 @@
 extension Scorer {
   /// The peer's round trip: RTCP's while fresh; failing that (SRTCP) the ICE checks'; failing
   /// that the window's probes'.
-  func roundTrip(_ window: PeerWindow, probe: ProbeSnapshot?, now: CaptureTime)
+  func roundTrip(_ window: PeerWindow, probe: BoxedProbe?, now: CaptureTime)
     -> (Double?, RoundTripSource?)
   {
     for (sample, source) in [
@@ -13,14 +13,14 @@ extension Scorer {
         return (sample.milliseconds, source)
       }
     }
-    if let probeRoundTrip = probe?.roundTripMilliseconds { return (probeRoundTrip, .probe) }
+    if let probeRoundTrip = probe?.value.roundTripMilliseconds { return (probeRoundTrip, .probe) }
     return (nil, nil)
   }
 
   /// rx: what we measured on the peer's streams, and the backward direction of our probes
   /// (reflector to us), each pooled over the scoring windows; the worse of them.
   func scoreRx(
-    _ record: inout PeerRecord, _ window: PeerWindow, probe: ProbeSnapshot?,
+    _ record: inout PeerRecord, _ window: PeerWindow, probe: BoxedProbe?,
     roundTripMilliseconds rtt: Double?
   ) -> DirectionSnapshot {
     let model = configuration.quality
@@ -43,8 +43,8 @@ extension Scorer {
     }
     if let probe {
       candidates += probeCandidate(
-        &record.probeRx, probe.window.scoredBackward,
-        jitterMilliseconds: probe.backwardJitterMilliseconds, probe: probe,
+        &record.probeRx, probe.value.window.scoredBackward,
+        jitterMilliseconds: probe.value.backwardJitterMilliseconds, probe: probe.value,
         roundTripMilliseconds: rtt)
     }
     return direction(worst(candidates), damper: &record.rxDamper)
@@ -53,7 +53,7 @@ extension Scorer {
   /// tx: what the peer reported about our streams (RFC 3550 receiver reports) while fresh, and
   /// the forward direction of our probes (us to the reflector); the worse of them.
   func scoreTx(
-    _ record: inout PeerRecord, _ window: PeerWindow, probe: ProbeSnapshot?,
+    _ record: inout PeerRecord, _ window: PeerWindow, probe: BoxedProbe?,
     roundTripMilliseconds rtt: Double?, now: CaptureTime
   ) -> DirectionSnapshot {
     record.txPacketsTotal = window.txPacketsTotal
@@ -63,8 +63,8 @@ extension Scorer {
     }
     if let probe {
       candidates += probeCandidate(
-        &record.probeTx, probe.window.scoredForward,
-        jitterMilliseconds: probe.forwardJitterMilliseconds, probe: probe,
+        &record.probeTx, probe.value.window.scoredForward,
+        jitterMilliseconds: probe.value.forwardJitterMilliseconds, probe: probe.value,
         roundTripMilliseconds: rtt)
     }
     return direction(worst(candidates), damper: &record.txDamper)

@@ -51,7 +51,11 @@ extension Scorer {
     let names = tick.names
     let order = NameOrder.sortedPositions(names)
     // Peers with no stream or probe left are forgotten with their streams.
-    let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now), now: now)
+    // Boxed: a peer's probe figures (922 bytes, optional) passed down the scoring of every
+    // peer were copied out at each check for nil, probed or not (perf, issue 37).
+    let probed = takeProbeWindows(forgetBefore: forgetCutoff(at: now), now: now).mapValues {
+      BoxedProbe($0)
+    }
     let probedNames = probed.keys.sorted()
     // Sized for the peers of this tick (the streams' distinct names and the probed ones, at
     // most), not for those remembered: the published array keeps its capacity, and after a
@@ -78,12 +82,15 @@ extension Scorer {
         position += 1
       }
       if probedNames[safe: probedPosition] == name { probedPosition += 1 }
+      let streams = order[first..<position].lazy.map { Int(tick.facts[$0].index) }
+      var place = streams.first.map { streamPeerPlaces[$0] } ?? -1
       let (snapshot, peerEvents) = updatePeer(
         name, window, probe: probed[name],
-        mediaPlace: peerMedia.place(
-          of: name, streams: order[first..<position].lazy.map { tick.facts[$0].index }),
-        now: now,
-        intervalSeconds: interval)
+        mediaPlace: peerMedia.place(of: name, streams: streams.map { Int32($0) }),
+        place: &place, now: now, intervalSeconds: interval)
+      for stream in streams where streamPeerPlaces[stream] != place {
+        streamPeerPlaces[stream] = place
+      }
       counters.record(snapshot, seconds: interval)
       snapshots.append(snapshot)
       events += peerEvents

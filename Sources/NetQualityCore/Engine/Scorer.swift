@@ -16,6 +16,9 @@ public struct Scorer: Sendable {
   /// peer groups): formatting an address for every stream at every tick was a tenth of a
   /// tick's scoring under churn (perf, issue 37).
   var streamPeerNames = ChunkedArray<String>()
+  /// Where each stream's peer record was at the tick before (`PeerRecords.take(_:hint:into:)`),
+  /// or -1.
+  var streamPeerPlaces = ChunkedArray<Int32>()
   /// Probe sessions (see `record(probe:)`), and their indices by reflector: in an array, whose
   /// elements are changed in place, where a dictionary's modify accessor would put a value this
   /// large on the heap for every probe.
@@ -187,6 +190,7 @@ public struct Scorer: Sendable {
     var movedBaselines = ChunkedArray(repeating: StreamBaseline(), count: live)
     var movedTrackers = ChunkedArray<ConnectionTracker?>(repeating: nil, count: live)
     var movedNames = ChunkedArray(repeating: "", count: live)
+    var movedPlaces = ChunkedArray<Int32>(repeating: -1, count: live)
     var movedMedia = ChunkedArray<MediaBaseline?>(repeating: nil, count: live)
     for (old, new) in remap.enumerated() where new >= 0 {
       if old < baselines.count {
@@ -194,11 +198,13 @@ public struct Scorer: Sendable {
         movedTrackers[Int(new)] = streamTrackers[old]
         movedNames[Int(new)] = streamPeerNames[old]
       }
+      if old < streamPeerPlaces.count { movedPlaces[Int(new)] = streamPeerPlaces[old] }
       if old < mediaBaselines.count { movedMedia[Int(new)] = mediaBaselines[old] }
     }
     baselines = movedBaselines
     streamTrackers = movedTrackers
     streamPeerNames = movedNames
+    streamPeerPlaces = movedPlaces
     mediaBaselines = movedMedia
   }
 
@@ -243,6 +249,7 @@ public struct Scorer: Sendable {
       streamTrackers.append(nil)
     }
     while streamPeerNames.count <= index { streamPeerNames.append("") }
+    while streamPeerPlaces.count <= index { streamPeerPlaces.append(-1) }
     if baselines[index].firstArrival != stream.firstArrival {
       // A new stream in a forgotten one's slot: start from zero.
       baselines[index] = StreamBaseline(firstArrival: stream.firstArrival)

@@ -234,10 +234,10 @@ struct PeerExtras: Sendable, Equatable {
   var media: PeerMedia? { hasMedia ? mediaFigures : nil }
 
   /// Whether it holds `probe` and the media at `place` in `table` (nil: no media).
-  func holds(probe: ProbeSnapshot?, mediaAt place: Int?, of table: PeerMediaTable) -> Bool {
+  func holds(probe: BoxedProbe?, mediaAt place: Int?, of table: PeerMediaTable) -> Bool {
     guard holdsMedia(at: place, of: table) else { return false }
-    guard hasProbe else { return probe == nil }
-    return self.probe == probe
+    guard hasProbe, let probe else { return !hasProbe && probe == nil }
+    return self.probe == probe.value
   }
 
   /// Whether its media is the one at `place` in `table` (nil: no media), compared in place
@@ -261,14 +261,14 @@ struct PeerExtras: Sendable, Equatable {
 
   /// The same, for the media at `place` in the tick's table (the scorer's peers).
   static func boxed(
-    probe: ProbeSnapshot?, mediaAt place: Int?, of table: PeerMediaTable,
+    probe: BoxedProbe?, mediaAt place: Int?, of table: PeerMediaTable,
     reusing previous: OutOfLine<PeerExtras>?
   ) -> OutOfLine<PeerExtras>? {
     guard probe != nil || place != nil else { return nil }
     if let previous, previous.value.holds(probe: probe, mediaAt: place, of: table) {
       return previous
     }
-    return OutOfLine(PeerExtras(probe: probe, media: place.map { table.records[$0] }))
+    return OutOfLine(PeerExtras(probe: probe?.value, media: place.map { table.records[$0] }))
   }
 }
 

@@ -58,3 +58,8 @@ public struct ProbeSnapshot: Sendable, Equatable {
     }
   }
 }
+
+/// A peer's probe figures as the scorer hands them from phase to phase: one reference, where
+/// the optional value itself (922 bytes) was copied at each check for nil, for every peer and
+/// tick, probed or not (perf under churn, issue 37).
+typealias BoxedProbe = OutOfLine<ProbeSnapshot>
