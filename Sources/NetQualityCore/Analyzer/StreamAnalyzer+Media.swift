@@ -61,7 +61,11 @@ extension StreamAnalyzer {
       guard !clock.isEvent, !StaticPayloadTypes.isComfortNoise(payloadType) else {
         return current.isNone ? nil : current
       }
-      wantsVideo = isVideo(streams[index])
+      // The stream's fields read first, then asked of `self`: an argument read from `self`
+      // while the call borrows it made Swift copy the whole analyser (2.5 KB and a retain of
+      // each of its references) for the call (the same below).
+      let (key, reported) = (streams[index].key, streams[index].reportedClock)
+      wantsVideo = isVideo(key, clock: reported)
     } else {
       // A dynamic payload type whose clock is being inferred: counted as video meanwhile.
       guard payloadType >= 96, streams[index].inferenceState == .collecting else {
@@ -73,7 +77,8 @@ extension StreamAnalyzer {
       if current.isVideo { return current }
       releaseMedia(ofStream: index)
       let slot = videoMedia.take()
-      videoMedia[slot].format = videoFormat(streams[index])
+      let format = videoFormat(ofStream: index)
+      videoMedia[slot].format = format
       streams[index].mediaSlot = .video(slot)
     } else {
       if current.isAudio { return current }
@@ -84,8 +89,9 @@ extension StreamAnalyzer {
   }
 
   /// The video payload format SDP gives the stream's current payload type.
-  func videoFormat(_ stream: RTPStream) -> VideoPayloadFormat {
-    guard let format = signalledFormat(stream.currentPayloadType, key: stream.key) else {
+  func videoFormat(ofStream index: Int) -> VideoPayloadFormat {
+    let (payloadType, key) = (streams[index].currentPayloadType, streams[index].key)
+    guard let format = signalledFormat(payloadType, key: key) else {
       return .unknown
     }
     return VideoPayloadFormat(encodingName: format.encodingName)
@@ -95,7 +101,8 @@ extension StreamAnalyzer {
   mutating func refreshVideoFormat(_ index: Int) {
     let slot = streams[index].mediaSlot
     guard slot.isVideo else { return }
-    videoMedia[slot.storeIndex].format = videoFormat(streams[index])
+    let format = videoFormat(ofStream: index)
+    videoMedia[slot.storeIndex].format = format
   }
 
   /// The stream's media experience so far (nil: none tracked, or a stream counted as video
@@ -103,8 +110,8 @@ extension StreamAnalyzer {
   func mediaCounts(ofStream index: Int) -> MediaCounts? {
     let slot = streams[index].mediaSlot
     if slot.isVideo {
-      return isVideo(streams[index].key, clock: streams[index].reportedClock)
-        ? videoMedia[slot.storeIndex].counts : nil
+      let (key, reported) = (streams[index].key, streams[index].reportedClock)
+      return isVideo(key, clock: reported) ? videoMedia[slot.storeIndex].counts : nil
     }
     if slot.isAudio {
       return audioMedia[slot.storeIndex].concealment.counts(

@@ -12,10 +12,8 @@ extension StreamAnalyzer {
     return clock.source != .unknown ? Int(clock.rateHz) : nil
   }
 
-  /// Video by SDP media kind, or by the 90 kHz clock every RTP video format uses.
-  func isVideo(_ stream: RTPStream) -> Bool { isVideo(stream.key, clock: stream.reportedClock) }
-
-  /// The same, from the stream's key and reported clock.
+  /// Video by SDP media kind, or by the 90 kHz clock every RTP video format uses: from the
+  /// stream's key and reported clock.
   func isVideo(_ key: StreamKey, clock: PayloadClock) -> Bool {
     if clock.rateHz == 90_000 { return true }
     return signalled(key)?.kind == "video"

@@ -413,7 +413,10 @@ public struct StreamAnalyzer: Sendable {
   mutating func resolveClock(_ index: Int, payloadType: UInt8) {
     streams[index].currentPayloadType = payloadType
     streams[index].clockGeneration = signallingGeneration
-    let clock = resolveClock(payloadType, key: streams[index].key)
+    // Read before the calls (an argument read from `self` while the call borrows it copied
+    // the whole analyser for the call).
+    let key = streams[index].key
+    let clock = resolveClock(payloadType, key: key)
     streams[index].currentClock = clock
     if clock.rateHz > 0 && !clock.isEvent && streams[index].reportedClock.source == .unknown {
       // The first known clock is the stream's reported one, and ends any inference still
@@ -424,7 +427,7 @@ public struct StreamAnalyzer: Sendable {
     if streams[index].currentClock.source == .sdp && streams[index].confirmation == nil {
       confirm(index, by: .sdp)
     }
-    if let format = signalledFormat(payloadType, key: streams[index].key) {
+    if let format = signalledFormat(payloadType, key: key) {
       // SDP names the format: its role is known, no need to guess it from behaviour.
       streams[index].role = StreamRole.signalled(encodingName: format.encodingName)
       streams[index].repair.packetsChecked = RepairCheck.packetsToDecide

@@ -180,9 +180,13 @@ extension StreamAnalyzer {
         feedbacks: harvest.feedbacks.count, addresses: harvest.addresses.count,
         media: harvest.media.count)
     }
-    let anyFacts =
-      !rtcpCadenceByAddress.isEmpty || !stunRoundTripByAddress.isEmpty
-      || !sessionEndByAddress.isEmpty
+    // The tables the facts come from, as locals (references to the same storage): the lookups
+    // below capturing `self` made Swift copy the whole analyser (2.5 KB) for each call of one
+    // of its methods in the loop, twice a stream (perf, issue 37).
+    let (cadenceByAddress, stunByAddress, endByAddress) = (
+      rtcpCadenceByAddress, stunRoundTripByAddress, sessionEndByAddress
+    )
+    let anyFacts = !cadenceByAddress.isEmpty || !stunByAddress.isEmpty || !endByAddress.isEmpty
     // An address's facts are looked up where a stream asks for them, and kept for the next ask
     // of the same address (a tx stream asks for ours and then its peer's, an rx stream for its
     // peer's): an index of the addresses already asked, to keep each one's facts once, cost
@@ -217,13 +221,13 @@ extension StreamAnalyzer {
     func lookUpFacts(of address: IPAddress) -> Int32 {
       // An empty dictionary is not asked: most hosts see no ICE or no session end, and each
       // lookup hashes the address.
-      let stun = stunRoundTripByAddress.isEmpty ? nil : stunRoundTripByAddress[address]
+      let stun = stunByAddress.isEmpty ? nil : stunByAddress[address]
       let facts = StreamHarvest.AddressFacts(
-        cadence: rtcpCadenceByAddress.isEmpty ? nil : rtcpCadenceByAddress[address],
+        cadence: cadenceByAddress.isEmpty ? nil : cadenceByAddress[address],
         stun: zip(stun?.lastTime, stun?.lastSeconds).map {
           StreamHarvest.TimedSample(time: $0.0, seconds: $0.1)
         },
-        end: sessionEndByAddress.isEmpty ? nil : sessionEndByAddress[address])
+        end: endByAddress.isEmpty ? nil : endByAddress[address])
       guard !facts.isEmpty else { return -1 }
       let index = Int32(harvest.addresses.count)
       harvest.addresses.append(facts)
