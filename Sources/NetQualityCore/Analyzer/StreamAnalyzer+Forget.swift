@@ -12,6 +12,11 @@ extension StreamAnalyzer {
 
   /// Whether the live stream at `index` was silent since `cutoff`: no RTP, no RTCP from its
   /// sender.
+  ///
+  /// Inlined: called from the analyser's mutating methods (per packet, per stream and
+  /// harvest), a call copied the whole analyser (2.5 KB) into a temporary (Swift passes a
+  /// struct this large by address; perf, issue 37).
+  @inline(__always)
   func isSilent(_ index: Int, since cutoff: CaptureTime) -> Bool {
     let lastRTCP = lastSenderRTCPTime(ofStream: index)?.nanosecondsSinceEpoch ?? 0
     return max(streams[index].lastArrivalNanoseconds, lastRTCP) < cutoff.nanosecondsSinceEpoch

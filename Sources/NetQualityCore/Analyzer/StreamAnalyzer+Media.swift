@@ -107,6 +107,9 @@ extension StreamAnalyzer {
 
   /// The stream's media experience so far (nil: none tracked, or a stream counted as video
   /// while its clock is inferred that never turned out video: its kind is not guessed).
+  /// Inlined, as `isVideo(_:clock:)` is (a call copied the whole analyser, twice a stream and
+  /// harvest).
+  @inline(__always)
   func mediaCounts(ofStream index: Int) -> MediaCounts? {
     let slot = streams[index].mediaSlot
     if slot.isVideo {

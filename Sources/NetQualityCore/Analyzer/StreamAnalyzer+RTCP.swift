@@ -54,6 +54,11 @@ extension StreamAnalyzer: RTCPVisitor {
   /// sender; the sources its report blocks describe are sent by the RTCP receiver.
   /// Streams between exactly these addresses win; failing that (NAT, a relay), any stream
   /// with the SSRC from the sender.
+  ///
+  /// Inlined: called from the analyser's mutating methods (per packet, per stream and
+  /// harvest), a call copied the whole analyser (2.5 KB) into a temporary (Swift passes a
+  /// struct this large by address; perf, issue 37).
+  @inline(__always)
   func streamIndices(ssrc: UInt32, sentFrom sender: IPAddress, to receiver: IPAddress)
     -> StreamMatches
   {
@@ -202,6 +207,7 @@ extension StreamAnalyzer {
   }
 
   /// The last RTCP packet from the stream's sender, if any.
+  @inline(__always)
   func lastSenderRTCPTime(ofStream index: Int) -> CaptureTime? {
     let slot = streams[index].feedbackSlot
     return slot >= 0 ? feedbacks[slot].lastSenderRTCPTime : nil

@@ -5,6 +5,11 @@ extension StreamAnalyzer {
   }
 
   /// The SDP media of a stream: what its receiver, or else its sender, signalled.
+  ///
+  /// Inlined: called from the analyser's mutating methods (per packet, per stream and
+  /// harvest), a call copied the whole analyser (2.5 KB) into a temporary (Swift passes a
+  /// struct this large by address; perf, issue 37).
+  @inline(__always)
   func signalled(_ key: StreamKey) -> SessionDescription.Media? {
     guard !signalledMedia.isEmpty else { return nil }
     return (signalledMedia[key.destination] ?? signalledMedia[key.source])?.media

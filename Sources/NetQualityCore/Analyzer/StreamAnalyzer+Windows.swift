@@ -13,7 +13,10 @@ extension StreamAnalyzer {
   }
 
   /// Video by SDP media kind, or by the 90 kHz clock every RTP video format uses: from the
-  /// stream's key and reported clock.
+  /// stream's key and reported clock. Inlined: asked for every stream at every harvest, a call
+  /// from a mutating method copied the whole analyser (2.5 KB) into a temporary for it (Swift
+  /// passes a struct this large by address; perf, issue 37).
+  @inline(__always)
   func isVideo(_ key: StreamKey, clock: PayloadClock) -> Bool {
     if clock.rateHz == 90_000 { return true }
     return signalled(key)?.kind == "video"

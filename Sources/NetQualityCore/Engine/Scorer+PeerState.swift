@@ -90,12 +90,18 @@ extension Scorer {
   }
 
   /// The latest blind span of each of `interfaces`' captures (none, nearly always).
+  ///
+  /// Inlined, as `linkDownSince` is: both are asked for every peer at every tick, and a call
+  /// of a method of the scorer from a mutating one copied the whole scorer (1.5 KB) into a
+  /// temporary for it (Swift passes a struct this large by address; perf, issue 37).
+  @inline(__always)
   func captureBlindSpans(of interfaces: InterfaceSet) -> [CaptureBlindSpan] {
     guard !captureBlind.isEmpty else { return [] }
     return interfaces.compactMap { captureBlind[$0] }
   }
 
   /// When the last of `interfaces` went down, if every one of them is down now.
+  @inline(__always)
   func linkDownSince(_ interfaces: InterfaceSet) -> CaptureTime? {
     guard !interfaces.isEmpty else { return nil }
     var latest = CaptureTime.zero

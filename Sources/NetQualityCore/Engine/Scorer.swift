@@ -220,6 +220,9 @@ public struct Scorer: Sendable {
 
   /// The peer name this tick made for the stream at `index` if that is the stream that
   /// started at `firstArrival` (a media stream the harvest's streams did not carry: made now).
+  /// Inlined: asked for every media stream at every tick, a call copied the whole scorer
+  /// (1.5 KB) into a temporary for it (see `captureBlindSpans(of:)`).
+  @inline(__always)
   func knownPeerName(ofStream index: Int, firstArrival: CaptureTime, address: IPAddress)
     -> String
   {
