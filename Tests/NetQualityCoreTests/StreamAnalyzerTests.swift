@@ -350,6 +350,61 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertEqual(harvest.streams.chunkCount, 0)
   }
 
+  /// A harvest handed back once scored (`recycle`) is filled again as a new one is, in the
+  /// memory its lists already had: the agent's cut reuses it instead of faulting in new pages
+  /// on the capture thread each tick.
+  func testARecycledHarvestIsFilledAsANewOneInItsOwnMemory() throws {
+    let local = try XCTUnwrap(NetworkPrefix("198.51.100.20/32"))
+    // Twins fed alike: one harvests into recycled harvests, the other into new ones.
+    var recycling = StreamAnalyzer(configuration: .init(localNetworks: [local]))
+    var fresh = recycling
+    for call in 0..<300 {
+      let address = "10.0.\(call / 250).\(call % 250 + 1)"
+      for analyzer in [0, 1] {
+        func feed(_ analyzer: inout StreamAnalyzer) {
+          analyzer.feedAudio(
+            from: Net.endpoint(address, 40_000), to: Net.bob, ssrc: UInt32(call + 1), count: 3,
+            startMilliseconds: Double(call) * 0.01)
+          let report = RTCPBuilder.senderReport(
+            ssrc: UInt32(call + 1), ntpTimestamp: 0xE000_0000_8000_0000, rtpTimestamp: 480,
+            packetCount: 3, octetCount: 480)
+          analyzer.feed(
+            PacketBuilder.frame(
+              source: Net.endpoint(address, 40_001), destination: Net.bobRTCP, payload: report),
+            at: Net.time(100))
+        }
+        if analyzer == 0 { feed(&recycling) } else { feed(&fresh) }
+      }
+    }
+    var first = recycling.takeSpareHarvest()
+    recycling.harvest(into: &first, forgetSilentSince: Net.time(0))
+    XCTAssertEqual(first.feedbacks.count, 300)
+    XCTAssertEqual(first.addresses.count, 300)
+    let memory = first.feedbacks.withUnsafeBufferPointer { $0.baseAddress }
+    recycling.recycle(&first)
+    XCTAssertEqual(first.feedbacks.count, 0, "handed back: the caller's is left empty")
+    var second = recycling.takeSpareHarvest()
+    recycling.harvest(into: &second, forgetSilentSince: Net.time(0))
+    XCTAssertEqual(second.feedbacks.withUnsafeBufferPointer { $0.baseAddress }, memory)
+    var new = StreamHarvest()
+    fresh.harvest(into: &new, forgetSilentSince: Net.time(0))
+    new = StreamHarvest()
+    fresh.harvest(into: &new, forgetSilentSince: Net.time(0))
+    XCTAssertEqual(second.streams.count, 300)
+    XCTAssertEqual(second.streams.map(\.key), new.streams.map(\.key))
+    XCTAssertEqual(second.streams.map(\.counts.packets), new.streams.map(\.counts.packets))
+    XCTAssertEqual(second.streams.map(\.feedbackIndex), new.streams.map(\.feedbackIndex))
+    XCTAssertEqual(second.streams.map(\.peerFactsIndex), new.streams.map(\.peerFactsIndex))
+    XCTAssertEqual(
+      second.feedbacks.map(\.lastSenderRTCPTime), new.feedbacks.map(\.lastSenderRTCPTime))
+    XCTAssertEqual(second.addresses.map(\.cadence?.last), new.addresses.map(\.cadence?.last))
+    XCTAssertEqual(second.media.count, new.media.count)
+    XCTAssertEqual(second.liveStreams, new.liveStreams)
+    XCTAssertEqual(second.streamSlots, new.streamSlots)
+    // Nothing handed back: a new harvest.
+    XCTAssertEqual(recycling.takeSpareHarvest().feedbacks.capacity, 0)
+  }
+
   func testTheHarvestKeepsRTCPDetailsAndAddressFactsBesideTheRecords() throws {
     var analyzer = StreamAnalyzer(
       configuration: .init(localNetworks: [try XCTUnwrap(NetworkPrefix("198.51.100.20/32"))]))

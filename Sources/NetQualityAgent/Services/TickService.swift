@@ -174,9 +174,9 @@ public final class TickService: Service, Sendable {
         scorer.forgetCutoff(at: time.advanced(byNanoseconds: intervalNanoseconds ?? 0))
       )
     }
-    // A new harvest each tick, drained as it is scored: kept from tick to tick it would hold a
-    // copy of every stream (16 MB at 100,000 streams) for nothing. Its streams are in chunks,
-    // so it grows without copying.
+    // Drained as it is scored: its streams' chunks go as they are read (a harvest kept whole
+    // from tick to tick would hold a copy of every stream, 16 MB at 100,000 streams, for
+    // nothing). Its other lists are handed back to the analyser once scored (`recycle`).
     var harvested = StreamHarvest()
     var earlier: StreamAnalyzer.MadeCut?
     let now = state.capture.withLock { analyzer in
@@ -189,6 +189,7 @@ public final class TickService: Service, Sendable {
         harvested = made.harvest
       } else {
         earlier = made
+        harvested = analyzer.takeSpareHarvest()
         analyzer.harvest(into: &harvested, forgetSilentSince: cutoff)
       }
       if let intervalNanoseconds {
@@ -235,7 +236,10 @@ public final class TickService: Service, Sendable {
       totals.scoreSecondsTotal += timing.scoreSeconds
       totals.publishSecondsTotal += publishSeconds
     }
-    if harvested.forgotten > 0 || !harvested.remap.isEmpty {
+    let forgotten = harvested.forgotten > 0 || !harvested.remap.isEmpty
+    // Handed back for the next cut to fill: its lists' pages are faulted in already.
+    state.capture.withLock { $0.recycle(&harvested) }
+    if forgotten {
       // Streams and peers were forgotten (and the arrays perhaps compacted): once the previous
       // tick's publication, which still showed them, is replaced, hand the freed pages back to
       // the system, which glibc's arenas would otherwise keep for reuse.

@@ -58,8 +58,25 @@ extension StreamAnalyzer {
   mutating func makeCut(_ cut: WindowCut) {
     armedCut = nil
     cutCount &+= 1
-    var harvest = StreamHarvest()
+    var harvest = takeSpareHarvest()
     self.harvest(into: &harvest, forgetSilentSince: cut.forgetSilentSince)
     madeCut = MadeCut(boundary: cut.boundary, harvest: harvest)
+  }
+
+  /// A harvest scored and done with, handed back to be filled again (`spareHarvest`); `harvest`
+  /// is left empty.
+  public mutating func recycle(_ harvest: inout StreamHarvest) {
+    var spare = StreamHarvest()
+    swap(&spare, &harvest)
+    // Its streams' chunks go now (the scorer drained them: none, normally).
+    spare.streams.removeAll()
+    spareHarvest = spare
+  }
+
+  /// The harvest handed back, to be filled (every field of it is set again by
+  /// `harvest(into:forgetSilentSince:)`), or a new one.
+  public mutating func takeSpareHarvest() -> StreamHarvest {
+    defer { spareHarvest = nil }
+    return spareHarvest ?? StreamHarvest()
   }
 }

@@ -74,6 +74,11 @@ public struct StreamAnalyzer: Sendable {
   var armedCut: WindowCut?
   var madeCut: MadeCut?
   var cutCount = 0
+  /// The harvest the ticker scored and handed back (`recycle(_:)`), filled again by the next
+  /// cut: its lists' memory is already there, where a new harvest each tick faulted in its
+  /// pages again, on the capture thread (a fifth of the agent's harvest under churn, perf,
+  /// issue 37).
+  var spareHarvest: StreamHarvest?
   /// Where the live capture was blind (the kernel dropped its packets): no silence or loss is
   /// counted across it (`CaptureBlindness`).
   var blindness = CaptureBlindness()
