@@ -365,9 +365,13 @@ final class StreamAnalyzerTests: XCTestCase {
           analyzer.feedAudio(
             from: Net.endpoint(address, 40_000), to: Net.bob, ssrc: UInt32(call + 1), count: 3,
             startMilliseconds: Double(call) * 0.01)
-          let report = RTCPBuilder.senderReport(
-            ssrc: UInt32(call + 1), ntpTimestamp: 0xE000_0000_8000_0000, rtpTimestamp: 480,
-            packetCount: 3, octetCount: 480)
+          // A sender report and a picture loss indication: RTCP details, address facts and
+          // feedback between the pair.
+          let report =
+            RTCPBuilder.senderReport(
+              ssrc: UInt32(call + 1), ntpTimestamp: 0xE000_0000_8000_0000, rtpTimestamp: 480,
+              packetCount: 3, octetCount: 480)
+            + RTCPBuilder.pictureLossIndication(sender: UInt32(call + 1), media: 0xB0B)
           analyzer.feed(
             PacketBuilder.frame(
               source: Net.endpoint(address, 40_001), destination: Net.bobRTCP, payload: report),
@@ -380,9 +384,11 @@ final class StreamAnalyzerTests: XCTestCase {
     recycling.harvest(into: &first, forgetSilentSince: Net.time(0))
     XCTAssertEqual(first.feedbacks.count, 300)
     XCTAssertEqual(first.addresses.count, 300)
+    XCTAssertEqual(first.feedbackByPair.count, 300)
     let memory = first.feedbacks.withUnsafeBufferPointer { $0.baseAddress }
     recycling.recycle(&first)
     XCTAssertEqual(first.feedbacks.count, 0, "handed back: the caller's is left empty")
+    XCTAssertEqual(recycling.spareHarvest?.feedbackByPair.isEmpty, true)
     var second = recycling.takeSpareHarvest()
     recycling.harvest(into: &second, forgetSilentSince: Net.time(0))
     XCTAssertEqual(second.feedbacks.withUnsafeBufferPointer { $0.baseAddress }, memory)
@@ -399,6 +405,7 @@ final class StreamAnalyzerTests: XCTestCase {
       second.feedbacks.map(\.lastSenderRTCPTime), new.feedbacks.map(\.lastSenderRTCPTime))
     XCTAssertEqual(second.addresses.map(\.cadence?.last), new.addresses.map(\.cadence?.last))
     XCTAssertEqual(second.media.count, new.media.count)
+    XCTAssertEqual(second.feedbackByPair, new.feedbackByPair)
     XCTAssertEqual(second.liveStreams, new.liveStreams)
     XCTAssertEqual(second.streamSlots, new.streamSlots)
     // Nothing handed back: a new harvest.

@@ -68,8 +68,11 @@ extension StreamAnalyzer {
   public mutating func recycle(_ harvest: inout StreamHarvest) {
     var spare = StreamHarvest()
     swap(&spare, &harvest)
-    // Its streams' chunks go now (the scorer drained them: none, normally).
+    // Its streams' chunks go now (the scorer drained them: none, normally). Its copy of the
+    // analyser's feedback table goes too: still shared, the table's next change on the packet
+    // path would copy all of it.
     spare.streams.removeAll()
+    spare.feedbackByPair = [:]
     spareHarvest = spare
   }
 
