@@ -20,10 +20,10 @@ import Foundation
 ///
 /// A file overwritten in place (`cp backup.db history.db` keeps the inode) is told by its
 /// modification time and size (`stat`'s `st_mtim`, `st_size`; not the status-change time,
-/// which a `chmod` or `chown` moves too), recorded after each of the
-/// writer's own transactions (`restamp`): in WAL mode only the writer's checkpoints write the
-/// database file, and read-only connections never do (https://www.sqlite.org/wal.html,
-/// "Checkpointing"). Issue 39: a backup copied over the running agent's file had its rows
+/// which a `chmod` or `chown` moves too), recorded after each of the writer's own checkpoints
+/// (`restamp`): in WAL mode only checkpoints write the database file, the writer runs its own
+/// between transactions (`HistoryCheckpoints`), and read-only connections never do
+/// (https://www.sqlite.org/wal.html, "Checkpointing"). Issue 39: a backup copied over the running agent's file had its rows
 /// overwritten by the writer's WAL.
 struct HistoryFiles: Equatable {
   struct Identity: Equatable {
@@ -72,7 +72,7 @@ struct HistoryFiles: Equatable {
     databaseStamp = Self.stamp(of: path)
   }
 
-  /// Records the database file as the writer's transaction or checkpoint just left it.
+  /// Records the database file as the writer's checkpoint just left it.
   mutating func restamp() {
     databaseStamp = Self.stamp(of: path)
   }

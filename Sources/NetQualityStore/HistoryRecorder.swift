@@ -146,6 +146,8 @@ public final class HistoryRecorder: Sendable {
   private struct OpenHistory {
     var writer: HistoryWriter
     var files: HistoryFiles
+    /// The writer's own checkpoints, the only writes of the database file.
+    var checkpoints: HistoryCheckpoints
   }
 
   private func writerLoop() {
@@ -178,8 +180,12 @@ public final class HistoryRecorder: Sendable {
         // Nothing goes into files that are no longer the ones at the path.
         if let changed = open.files.changes() { throw changed }
         let writer = open.writer
-        // Whatever the writer does to the database file below is its own.
-        defer { history?.files.restamp() }
+        if open.checkpoints.isDue {
+          // The files were just found as the writer left them: what the checkpoint writes to
+          // the database file is its own. Transactions never write it (`HistoryCheckpoints`).
+          try open.checkpoints.run()
+          history?.files.restamp()
+        }
         if let tick {
           let started = DispatchTime.now().uptimeNanoseconds
           try writer.write(tick, droppedBefore: dropped, incident: incident)
@@ -283,10 +289,12 @@ public final class HistoryRecorder: Sendable {
     }
     let database = try HistoryDatabase.openForWriting(path: path)
     do {
+      let checkpoints = try HistoryCheckpoints(of: database)
       let writer = try HistoryWriter(
         database: database, kind: "agent", name: settings.runName, version: settings.version,
         startedAt: startedAt, writesStreams: settings.writesStreams, resuming: runID)
-      return OpenHistory(writer: writer, files: try HistoryFiles(path: path))
+      return OpenHistory(
+        writer: writer, files: try HistoryFiles(path: path), checkpoints: checkpoints)
     } catch {
       try? database.close()
       throw error
