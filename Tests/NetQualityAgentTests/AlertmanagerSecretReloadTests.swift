@@ -30,7 +30,7 @@ final class AlertmanagerSecretReloadTests: XCTestCase {
       certificate: certificate.certificate, key: certificate.key)
     defer { try? alertmanager.close() }
     let token = "\(directory)/token"
-    try "first-token\n".write(toFile: token, atomically: true, encoding: .utf8)
+    try "first-token\n".write(toFile: token, atomically: false, encoding: .utf8)
     let file = "\(directory)/netquality.yaml"
     try """
     listen: "127.0.0.1:9470"
@@ -40,7 +40,7 @@ final class AlertmanagerSecretReloadTests: XCTestCase {
         credentials_file: "\(token)"
       tls_config:
         ca_file: "\(authority.certificateFile)"
-    """.write(toFile: file, atomically: true, encoding: .utf8)
+    """.write(toFile: file, atomically: false, encoding: .utf8)
     let started = try ConfigurationLoader.load(path: file)
     let logger = Logger(label: "test")
     let notifier = try XCTUnwrap(try AlertmanagerService.notifier(started, logger: logger))
@@ -53,7 +53,7 @@ final class AlertmanagerSecretReloadTests: XCTestCase {
       interfaceNetworks: networks, state: state,
       probes: ProbeService(plan: .init(), state: state, logger: logger), logger: logger)
 
-    try "second-token\n".write(toFile: token, atomically: true, encoding: .utf8)
+    try "second-token\n".write(toFile: token, atomically: false, encoding: .utf8)
     XCTAssertEqual(live.reloadWithOutcome(), .init(succeeded: true, lines: []))
     XCTAssertEqual(state.read(\.status.restartPending), [], "a new secret needs no restart")
 

@@ -27,7 +27,7 @@ struct TestCertificateAuthority {
       name.contains(where: \.isLetter) && !name.contains(":") ? "DNS:\(name)" : "IP:\(name)"
     }
     try "subjectAltName=\(alt.joined(separator: ","))\n".write(
-      toFile: "\(base).ext", atomically: true, encoding: .utf8)
+      toFile: "\(base).ext", atomically: false, encoding: .utf8)
     try Self.openssl(
       "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
       "-keyout", "\(base).key", "-out", "\(base).csr", "-subj", "/CN=\(names[0])")

@@ -98,7 +98,7 @@ extension CommandLineTests {
   func testCheckConfigShowsTheFilesStringsEscaped() throws {
     let config = directory.appendingPathComponent("hostile.yaml")
     try #"interfaces: ["eth\e]0;pwned\a\e[2J"]"#.write(
-      to: config, atomically: true, encoding: .utf8)
+      to: config, atomically: false, encoding: .utf8)
     let result = try run(["check-config", config.path])
     XCTAssertEqual(Self.controlCharacters(result.standardOutput), [], result.standardOutput)
     XCTAssertEqual(Self.controlCharacters(result.standardError), [], result.standardError)

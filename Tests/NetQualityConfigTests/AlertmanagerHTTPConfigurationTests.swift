@@ -18,7 +18,7 @@ final class AlertmanagerHTTPConfigurationTests: XCTestCase, ConfigurationFixture
 
   private func file(_ name: String, _ text: String) throws -> String {
     let path = "\(directory)/\(name)"
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    try text.write(toFile: path, atomically: false, encoding: .utf8)
     return path
   }
 
