@@ -236,8 +236,11 @@ struct PeerExtras: Sendable, Equatable {
   /// Whether it holds `probe` and the media at `place` in `table` (nil: no media).
   func holds(probe: BoxedProbe?, mediaAt place: Int?, of table: PeerMediaTable) -> Bool {
     guard holdsMedia(at: place, of: table) else { return false }
-    guard hasProbe, let probe else { return !hasProbe && probe == nil }
-    return self.probe == probe.value
+    switch (hasProbe, probe) {
+    case (false, nil): return true
+    case (true, let probe?): return self.probe == probe.value
+    case (false, _?), (true, nil): return false
+    }
   }
 
   /// Whether its media is the one at `place` in `table` (nil: no media), compared in place
