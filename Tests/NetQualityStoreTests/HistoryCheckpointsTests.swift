@@ -20,6 +20,15 @@ final class HistoryCheckpointsTests: HistoryTestCase {
       size: Int64(info.st_size))
   }
 
+  /// A history file for writing with a table of filler rows, its checkpoints taken over.
+  private func openWithFiller(_ path: String) throws -> (DatabaseQueue, HistoryCheckpoints) {
+    let database = try HistoryDatabase.openForWriting(path: path)
+    try database.write { db in
+      try db.execute(sql: "CREATE TABLE filler (id INTEGER PRIMARY KEY, bytes BLOB NOT NULL)")
+    }
+    return (database, try HistoryCheckpoints(of: database))
+  }
+
   /// Rows of 4 KiB in `count` transactions: at least a page of WAL each.
   private func insert(_ count: Int, into database: DatabaseQueue) throws {
     for _ in 0..<count {
@@ -34,11 +43,7 @@ final class HistoryCheckpointsTests: HistoryTestCase {
   /// have at 1,000 frames); its own checkpoint does, once due, and is done after it.
   func testCommitsLeaveTheDatabaseFileToTheWritersOwnCheckpoint() throws {
     let path = path("history.sqlite")
-    let database = try HistoryDatabase.openForWriting(path: path)
-    try database.write { db in
-      try db.execute(sql: "CREATE TABLE filler (id INTEGER PRIMARY KEY, bytes BLOB NOT NULL)")
-    }
-    let checkpoints = try HistoryCheckpoints(of: database)
+    let (database, checkpoints) = try openWithFiller(path)
     try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
     let before = try stamp(path)
 
@@ -79,11 +84,7 @@ final class HistoryCheckpointsTests: HistoryTestCase {
   /// due and finishes once the reader is done.
   func testACheckpointHeldBackByAReaderStaysDue() throws {
     let path = path("history.sqlite")
-    let database = try HistoryDatabase.openForWriting(path: path)
-    try database.write { db in
-      try db.execute(sql: "CREATE TABLE filler (id INTEGER PRIMARY KEY, bytes BLOB NOT NULL)")
-    }
-    let checkpoints = try HistoryCheckpoints(of: database)
+    let (database, checkpoints) = try openWithFiller(path)
     try insert(10, into: database)
     let reader = try HistoryDatabase.openForReading(path: path)
     try reader.read { db in
