@@ -47,6 +47,7 @@ fi
 # (about 70 allocations each; a window's boundary may fall either side of the end), twice the
 # probes. One allocation per probe would add 500.
 reflect_out="$dir/reflect.out"
+: >"$reflect_out" # there before the first look (the background job's redirection may come later)
 .build/debug/netquality reflect --listen 127.0.0.1:0 >"$reflect_out" 2>&1 &
 reflector=$!
 trap 'kill -TERM "$reflector" 2>/dev/null || true; rm -rf "$dir"' EXIT

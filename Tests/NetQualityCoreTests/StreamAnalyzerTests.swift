@@ -412,6 +412,66 @@ final class StreamAnalyzerTests: XCTestCase {
     XCTAssertEqual(recycling.takeSpareHarvest().feedbacks.capacity, 0)
   }
 
+  /// Each stream's peer facts come from the slot its remote address's facts are in, remembered
+  /// from harvest to harvest (`StreamAnalyzer.remoteFactsSlots`): after most peers left (their
+  /// facts forgotten, the slots given back and packed), every stream left still reads its own
+  /// peer's facts, and reads them anew when they change. With 2,000 peers the streams stay in
+  /// place (the slots they remember are stale and must be checked); with 5,000 they are
+  /// compacted too (`StreamAnalyzer.compactionMinimumSlots`).
+  func testEachStreamReadsItsOwnPeersFactsAfterAWaveLeft() throws {
+    let local = try XCTUnwrap(NetworkPrefix("198.51.100.20/32"))
+    for peers in [2_000, 5_000] {
+      var analyzer = StreamAnalyzer(configuration: .init(localNetworks: [local]))
+      let kept = Set(stride(from: 0, to: peers, by: 10))
+      func address(_ peer: Int) -> String { "10.1.\(peer / 250).\(peer % 250 + 1)" }
+      func sendAudioAndReport(_ peer: Int, at milliseconds: Double, firstSequence: Int) {
+        analyzer.feedAudio(
+          from: Net.endpoint(address(peer), 40_000), to: Net.bob, ssrc: UInt32(peer + 1),
+          count: 3, startMilliseconds: milliseconds, firstSequence: firstSequence)
+        let report = RTCPBuilder.receiverReport(ssrc: UInt32(peer + 1), blocks: [])
+        analyzer.feed(
+          PacketBuilder.frame(
+            source: Net.endpoint(address(peer), 40_001), destination: Net.bobRTCP,
+            payload: report),
+          at: Net.time(milliseconds + 100))
+      }
+      // Every stream of the harvest reads its own peer's last report.
+      func checkFacts(_ harvest: StreamHarvest, streams: Int, reportOf: (Int) -> Double) {
+        XCTAssertEqual(harvest.streams.count, streams, "\(peers) peers")
+        for stream in harvest.streams {
+          let peer = Int(stream.key.ssrc) - 1
+          XCTAssertEqual(
+            harvest.facts(at: stream.peerFactsIndex).cadence?.last, Net.time(reportOf(peer)),
+            "\(peers) peers: peer \(peer)")
+        }
+      }
+      for peer in 0..<peers {
+        sendAudioAndReport(peer, at: Double(peer) * 0.01, firstSequence: 1_000)
+      }
+      var harvest = StreamHarvest()
+      analyzer.harvest(into: &harvest, forgetSilentSince: Net.time(0))
+      checkFacts(harvest, streams: peers) { Double($0) * 0.01 + 100 }
+      // A tenth go on; the rest leave, and their streams and facts are forgotten.
+      for peer in kept {
+        sendAudioAndReport(peer, at: 100_000 + Double(peer) * 0.01, firstSequence: 1_003)
+      }
+      analyzer.harvest(into: &harvest, forgetSilentSince: Net.time(50_000))
+      checkFacts(harvest, streams: peers) {
+        (kept.contains($0) ? 100_000 : 0) + Double($0) * 0.01 + 100
+      }
+      XCTAssertEqual(harvest.remap.isEmpty, peers < StreamAnalyzer.compactionMinimumSlots)
+      XCTAssertEqual(analyzer.addressesWithFacts, kept.count)
+      analyzer.harvest(into: &harvest, forgetSilentSince: Net.time(50_000))
+      checkFacts(harvest, streams: kept.count) { 100_000 + Double($0) * 0.01 + 100 }
+      // New reports: read anew through the remembered slots.
+      for peer in kept {
+        sendAudioAndReport(peer, at: 200_000 + Double(peer) * 0.01, firstSequence: 1_006)
+      }
+      analyzer.harvest(into: &harvest, forgetSilentSince: Net.time(50_000))
+      checkFacts(harvest, streams: kept.count) { 200_000 + Double($0) * 0.01 + 100 }
+    }
+  }
+
   func testTheHarvestKeepsRTCPDetailsAndAddressFactsBesideTheRecords() throws {
     var analyzer = StreamAnalyzer(
       configuration: .init(localNetworks: [try XCTUnwrap(NetworkPrefix("198.51.100.20/32"))]))

@@ -103,7 +103,7 @@ final class EncryptedCallTests: XCTestCase {
       // stay with the local address, never the peer.
       XCTAssertEqual(scenario.engine.analyzer.captureCounters.stunRoundTrips, 8)
       let local = try XCTUnwrap(
-        scenario.engine.analyzer.stunRoundTripByAddress[Scenario.local.address])
+        scenario.engine.analyzer.facts(of: Scenario.local.address)?.stun)
       XCTAssertEqual(try XCTUnwrap(local.lastSeconds), 0.0002, accuracy: 1e-6)
     }
   }

@@ -241,10 +241,10 @@ final class HoldScenarioTests: XCTestCase {
         PacketBuilder.frame(source: source, destination: Scenario.localRTCP, payload: report),
         at: 1 + Double(host) / 1000)
     }
-    XCTAssertEqual(scenario.engine.analyzer.rtcpCadenceByAddress.count, 500)
+    XCTAssertEqual(scenario.engine.analyzer.addressesWithFacts, 500)
     // Timeout (60 s) and the grace after it (60 s): forgotten, memory back to nothing.
     scenario.idle(until: 400)
-    XCTAssertEqual(scenario.engine.analyzer.rtcpCadenceByAddress.count, 0)
+    XCTAssertEqual(scenario.engine.analyzer.addressesWithFacts, 0)
   }
 
   func testWithoutRTCPSilenceIsInterruptedAtFourSeconds() throws {

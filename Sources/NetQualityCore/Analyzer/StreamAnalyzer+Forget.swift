@@ -44,9 +44,7 @@ extension StreamAnalyzer {
     counters.forgottenStreams += Int64(silent.count)
     // RTCP senders silent as long: any address that ever sent RTCP-looking UDP would otherwise
     // stay for good.
-    rtcpCadenceByAddress.removeValues { $0.last < cutoff }
-    stunRoundTripByAddress.removeValues { ($0.lastTime ?? cutoff) < cutoff }
-    sessionEndByAddress.removeValues { $0.time < cutoff }
+    addresses.forget(before: cutoff)
     forgetSignalledMedia(unusedSince: cutoff)
     forgetFeedback(silentSince: cutoff)
     return silent.count
@@ -103,6 +101,7 @@ extension StreamAnalyzer {
       keptStreams[index].repair.repairedIndex = remap[Int(keptStreams[index].repair.repairedIndex)]
     }
     streams = keptStreams
+    remoteFactsSlots = ChunkedArray()  // looked up again once each, at the next harvest
     freeIndices = []
     freeSet = SlotSet()
     table = StreamTable(initialCapacity: max(1024, live))

@@ -37,17 +37,17 @@ extension StreamAnalyzer: RTCPVisitor {
     RTCPCompound.parse(payload, visitor: &self)
   }
 
-  /// Adds an RTCP arrival to its sender's cadence.
-  /// A read and a store, not an in-place `dictionary[key]?.record(time)`: that goes through
-  /// the dictionary's modify coroutines, which allocate their frames here (three heap
-  /// allocations per RTCP packet, found by scripts/check-allocations.sh).
+  /// Adds an RTCP arrival to its sender's cadence, in its slot (a dictionary's in-place
+  /// `dictionary[key]?.record(time)` went through its modify coroutines, which allocate their
+  /// frames: three heap allocations per RTCP packet, found by scripts/check-allocations.sh).
   mutating func recordRTCP(from address: IPAddress, at time: CaptureTime) {
-    guard var cadence = rtcpCadenceByAddress[address] else {
-      rtcpCadenceByAddress[address] = RTCPCadence(first: time)
-      return
+    addresses.update(address) { facts in
+      if facts.cadence == nil {
+        facts.cadence = RTCPCadence(first: time)
+      } else {
+        facts.cadence?.record(time)
+      }
     }
-    cadence.record(time)
-    rtcpCadenceByAddress[address] = cadence
   }
 
   /// Streams with `ssrc` sent from `sender`. An RTCP packet's own sources are sent by the RTCP

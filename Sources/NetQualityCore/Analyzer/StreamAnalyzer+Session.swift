@@ -26,9 +26,11 @@ extension StreamAnalyzer {
         let seconds = stunTransactions.response(message, from: datagram.sourceAddress, at: time)
       else { return }
       counters.stunRoundTrips += 1
-      var statistics = stunRoundTripByAddress[datagram.sourceAddress] ?? RoundTripStatistics()
-      statistics.add(seconds, at: time)
-      stunRoundTripByAddress[datagram.sourceAddress] = statistics
+      addresses.update(datagram.sourceAddress) { facts in
+        var statistics = facts.stun ?? RoundTripStatistics()
+        statistics.add(seconds, at: time)
+        facts.stun = statistics
+      }
     case .indication:
       break
     }
@@ -51,8 +53,8 @@ extension StreamAnalyzer {
     _ reason: SessionEnd.Reason, datagram: UDPDatagram, at time: CaptureTime
   ) {
     let end = SessionEnd(time: time, reason: reason)
-    sessionEndByAddress[datagram.sourceAddress] = end
-    sessionEndByAddress[datagram.destinationAddress] = end
+    addresses.update(datagram.sourceAddress) { $0.end = end }
+    addresses.update(datagram.destinationAddress) { $0.end = end }
     calls.append(
       .flowEnd(
         SignallingJournal.FlowEnd(

@@ -59,14 +59,18 @@ public struct StreamAnalyzer: Sendable {
   var currentInterface: UInt8 = 0
   /// Every packet time passes through it: monotonic, steps counted (see `CaptureClock`).
   public internal(set) var clock = CaptureClock()
-  /// When and how often each address sends RTCP: liveness of a peer whose media is silent
-  /// (on hold, muted). Forgotten with the streams (`forget(silentSince:)`).
-  public internal(set) var rtcpCadenceByAddress: [IPAddress: RTCPCadence] = [:]
-  /// ICE Binding requests in flight, and the round trips they gave per address they went to.
+  /// What is known of each address besides its streams: its RTCP cadence, the ICE round trips
+  /// to it, the end of its call (`AnalyzedAddress`). Forgotten with the streams
+  /// (`forget(silentSince:)`).
+  var addresses = AnalyzedAddressTable()
+  /// Per stream (by index): where the facts of its remote address were in `addresses` when the
+  /// harvest last asked, else -1. Checked before use (`AnalyzedAddressTable.holds`), so one
+  /// left by a forgotten stream or moved by a compaction is only looked up again. Beside the
+  /// streams, not in their records: `RTPStream` has no 4 bytes free (384 bytes,
+  /// `RecordSizeTests`).
+  var remoteFactsSlots = ChunkedArray<Int32>()
+  /// ICE Binding requests in flight.
   var stunTransactions = STUNTransactions()
-  public internal(set) var stunRoundTripByAddress: [IPAddress: RoundTripStatistics] = [:]
-  /// The latest clear end-of-call signal (DTLS alert, TURN release) per address.
-  public internal(set) var sessionEndByAddress: [IPAddress: SessionEnd] = [:]
   /// Call signalling (SIP over UDP and TCP, ICE checks) for the tick's call detection.
   var calls = CallSignalling()
   /// The live agent's window cut at capture timestamps (`StreamAnalyzer+Cut.swift`): armed for

@@ -180,21 +180,16 @@ extension StreamAnalyzer {
         feedbacks: harvest.feedbacks.count, addresses: harvest.addresses.count,
         media: harvest.media.count)
     }
-    // The tables the facts come from, as locals (references to the same storage): the lookups
-    // below capturing `self` made Swift copy the whole analyser (2.5 KB) for each call of one
-    // of its methods in the loop, twice a stream (perf, issue 37).
-    let (cadenceByAddress, stunByAddress, endByAddress) = (
-      rtcpCadenceByAddress, stunRoundTripByAddress, sessionEndByAddress
-    )
-    let anyFacts = !cadenceByAddress.isEmpty || !stunByAddress.isEmpty || !endByAddress.isEmpty
-    // An address's facts are looked up where a stream asks for them, and kept for the next ask
-    // of the same address (a tx stream asks for ours and then its peer's, an rx stream for its
+    // An address's facts are read where a stream asks for them, and kept for the next ask of
+    // the same address (a tx stream asks for ours and then its peer's, an rx stream for its
     // peer's): an index of the addresses already asked, to keep each one's facts once, cost
-    // two more hashes and probes per stream, and the facts lookups were 14 % of a tick under
-    // churn (perf, issue 37). The price: a peer's facts once per stream (at most two entries
-    // a stream, 40 bytes each, for this harvest only).
+    // two more hashes and probes per stream (perf, issue 37). The price: a peer's facts once
+    // per stream (at most two entries a stream, 40 bytes each, for this harvest only).
+    let anyFacts = !addresses.isEmpty
     var recent: (IPAddress, Int32, IPAddress, Int32)?
-    func facts(of address: IPAddress) -> Int32 {
+    // A stream's peer's facts: from the slot the stream remembers, else looked up by address
+    // and the slot remembered (see `AnalyzedAddress`).
+    func facts(of address: IPAddress, stream index: Int) -> Int32 {
       guard anyFacts else { return -1 }
       if let (first, firstIndex, second, secondIndex) = recent {
         if address == first { return firstIndex }
@@ -203,9 +198,17 @@ extension StreamAnalyzer {
           return secondIndex
         }
       }
-      let index = lookUpFacts(of: address)
-      recent = recent.map { (address, index, $0.0, $0.1) } ?? (address, index, address, index)
-      return index
+      while remoteFactsSlots.count <= index { remoteFactsSlots.append(-1) }
+      var slot = remoteFactsSlots[index]
+      if !addresses.holds(address, at: slot) {
+        slot = addresses.slot(of: address) ?? -1
+        remoteFactsSlots[index] = slot
+      }
+      let factsIndex = slot >= 0 ? harvested(addresses.facts(at: slot)) : -1
+      recent =
+        recent.map { (address, factsIndex, $0.0, $0.1) }
+        ?? (address, factsIndex, address, factsIndex)
+      return factsIndex
     }
     // A tx stream's sender is one of this host's few addresses, asked for between two asks of
     // its peer's: kept apart from the last two peers', or each peer's tx stream looked it up
@@ -214,23 +217,22 @@ extension StreamAnalyzer {
     func facts(ofLocal address: IPAddress) -> Int32 {
       guard anyFacts else { return -1 }
       if let (kept, index) = local, kept == address { return index }
-      let index = lookUpFacts(of: address)
+      let index = addresses.slot(of: address).map { harvested(addresses.facts(at: $0)) } ?? -1
       local = (address, index)
       return index
     }
-    func lookUpFacts(of address: IPAddress) -> Int32 {
-      // An empty dictionary is not asked: most hosts see no ICE or no session end, and each
-      // lookup hashes the address.
-      let stun = stunByAddress.isEmpty ? nil : stunByAddress[address]
-      let facts = StreamHarvest.AddressFacts(
-        cadence: cadenceByAddress.isEmpty ? nil : cadenceByAddress[address],
+    // What scoring reads of an address's facts, in the harvest's `addresses`; -1: none.
+    func harvested(_ facts: AnalyzedAddress) -> Int32 {
+      let stun = facts.stun
+      let summary = StreamHarvest.AddressFacts(
+        cadence: facts.cadence,
         stun: zip(stun?.lastTime, stun?.lastSeconds).map {
           StreamHarvest.TimedSample(time: $0.0, seconds: $0.1)
         },
-        end: endByAddress.isEmpty ? nil : endByAddress[address])
-      guard !facts.isEmpty else { return -1 }
+        end: facts.end)
+      guard !summary.isEmpty else { return -1 }
       let index = Int32(harvest.addresses.count)
-      harvest.addresses.append(facts)
+      harvest.addresses.append(summary)
       return index
     }
     var silent: [Int] = []
@@ -267,8 +269,9 @@ extension StreamAnalyzer {
       }
       // An rx stream's sender is its peer: one lookup for both.
       let senderFacts =
-        direction == .rx ? facts(of: key.sourceAddress) : facts(ofLocal: key.sourceAddress)
-      let peerFacts = direction == .rx ? senderFacts : facts(of: peer)
+        direction == .rx
+        ? facts(of: key.sourceAddress, stream: index) : facts(ofLocal: key.sourceAddress)
+      let peerFacts = direction == .rx ? senderFacts : facts(of: peer, stream: index)
       let firstArrival = CaptureTime(nanosecondsSinceEpoch: streams[index].firstArrivalNanoseconds)
       harvest.streams.append(
         StreamHarvest.Stream(
