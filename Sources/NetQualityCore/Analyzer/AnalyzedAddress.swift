@@ -19,17 +19,16 @@ public struct AnalyzedAddress: Sendable {
   var isEmpty: Bool { cadence == nil && stun == nil && end == nil }
 }
 
-/// The analyzer's `AnalyzedAddress`, in slots (see there).
+/// The analyzer's `AnalyzedAddress`, in slots of a `SlotStore` (see there).
 struct AnalyzedAddressTable: Sendable {
   private struct Slot: Sendable {
-    var address: IPAddress
-    var facts: AnalyzedAddress
-    var inUse: Bool
+    /// nil: a free slot.
+    var address: IPAddress?
+    var facts = AnalyzedAddress()
   }
 
   private var slotByAddress: [IPAddress: Int32] = [:]
-  private var slots = ContiguousArray<Slot>()
-  private var free: [Int32] = []
+  private var slots = SlotStore(empty: Slot())
 
   /// Addresses with any fact.
   var count: Int { slotByAddress.count }
@@ -37,23 +36,22 @@ struct AnalyzedAddressTable: Sendable {
 
   /// The facts of `address`, nil without any.
   subscript(address: IPAddress) -> AnalyzedAddress? {
-    slotByAddress[address].map { slots[Int($0)].facts }
+    slotByAddress[address].map { slots[$0].facts }
   }
 
   /// The slot of `address`'s facts, nil without any.
   func slot(of address: IPAddress) -> Int32? { slotByAddress[address] }
 
   /// Whether `slot` holds the facts of `address` (a remembered slot may have been given back
-  /// since, or taken by another address).
+  /// since, or taken by another address, or gone with a `pack`).
   @inline(__always)
   func holds(_ address: IPAddress, at slot: Int32) -> Bool {
-    slot >= 0 && Int(slot) < slots.count && slots[Int(slot)].inUse
-      && slots[Int(slot)].address == address
+    slots.isSlot(slot) && slots[slot].address == address
   }
 
   /// The facts in `slot` (one `holds` said is `address`'s).
   @inline(__always)
-  func facts(at slot: Int32) -> AnalyzedAddress { slots[Int(slot)].facts }
+  func facts(at slot: Int32) -> AnalyzedAddress { slots[slot].facts }
 
   /// Changes the facts of `address` in place, giving it a slot first if it has none. One
   /// lookup by address, no allocation once the tables have grown (asked per RTCP packet:
@@ -63,66 +61,48 @@ struct AnalyzedAddressTable: Sendable {
     if let existing = slotByAddress[address] {
       slot = existing
     } else {
-      slot = take(for: address)
+      slot = slots.take()
+      slots[slot].address = address
+      slotByAddress[address] = slot
     }
-    change(&slots[Int(slot)].facts)
-  }
-
-  private mutating func take(for address: IPAddress) -> Int32 {
-    let fresh = Slot(address: address, facts: AnalyzedAddress(), inUse: true)
-    let slot: Int32
-    if let reused = free.popLast() {
-      slot = reused
-      slots[Int(slot)] = fresh
-    } else {
-      slot = Int32(truncatingIfNeeded: slots.count)
-      slots.append(fresh)
-    }
-    slotByAddress[address] = slot
-    return slot
+    change(&slots[slot].facts)
   }
 
   /// Forgets each fact older than `cutoff` (an RTCP cadence whose last packet, a round trip
   /// whose last sample, an end that came before it), and the addresses left with none. Once
   /// under a quarter of the slots are in use (of more than 1,024), the rest are packed and the
   /// table rebuilt at its size, so the memory of a wave of peers comes back when they are gone
-  /// (the streams' remembered slots are then looked up again once).
+  /// (the streams' remembered slots are then looked up again once). With none left the store
+  /// drops its storage itself.
   mutating func forget(before cutoff: CaptureTime) {
     var released = false
-    for index in slots.indices where slots[index].inUse {
-      if let cadence = slots[index].facts.cadence, cadence.last < cutoff {
-        slots[index].facts.cadence = nil
-      }
-      if let stun = slots[index].facts.stun, (stun.lastTime ?? cutoff) < cutoff {
-        slots[index].facts.stun = nil
-      }
-      if let end = slots[index].facts.end, end.time < cutoff {
-        slots[index].facts.end = nil
-      }
-      guard slots[index].facts.isEmpty else { continue }
-      slotByAddress.removeValue(forKey: slots[index].address)
-      slots[index].inUse = false
-      free.append(Int32(truncatingIfNeeded: index))
+    for index in 0..<slots.slotsMade {
+      let slot = Int32(truncatingIfNeeded: index)
+      guard let address = slots[slot].address else { continue }
+      let gone = Self.forget(&slots[slot].facts, before: cutoff)
+      guard gone else { continue }
+      slotByAddress.removeValue(forKey: address)
+      slots.release(slot)
       released = true
     }
     guard released else { return }
     if slotByAddress.isEmpty {
-      self = AnalyzedAddressTable()
-    } else if slots.count > 1024, slotByAddress.count < slots.count / 4 {
-      pack()
+      slotByAddress = [:]
+    } else if slots.slotsMade > 1024, slots.count < slots.slotsMade / 4 {
+      var table = [IPAddress: Int32](minimumCapacity: slots.count)
+      slots.pack { slot, element in
+        if let address = element.address { table[address] = slot }
+      }
+      slotByAddress = table
     }
   }
 
-  /// The slots in use moved to the front, in their order, and the tables rebuilt at their size.
-  private mutating func pack() {
-    var packed = ContiguousArray<Slot>()
-    packed.reserveCapacity(slotByAddress.count)
-    var table = [IPAddress: Int32](minimumCapacity: slotByAddress.count)
-    for slot in slots where slot.inUse {
-      table[slot.address] = Int32(truncatingIfNeeded: packed.count)
-      packed.append(slot)
-    }
-    (slots, slotByAddress, free) = (packed, table, [])
+  /// Forgets each of `facts` older than `cutoff`; whether none is left.
+  private static func forget(_ facts: inout AnalyzedAddress, before cutoff: CaptureTime) -> Bool {
+    if let cadence = facts.cadence, cadence.last < cutoff { facts.cadence = nil }
+    if let stun = facts.stun, (stun.lastTime ?? cutoff) < cutoff { facts.stun = nil }
+    if let end = facts.end, end.time < cutoff { facts.end = nil }
+    return facts.isEmpty
   }
 }
 

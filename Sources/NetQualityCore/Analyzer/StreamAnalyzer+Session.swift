@@ -27,9 +27,8 @@ extension StreamAnalyzer {
       else { return }
       counters.stunRoundTrips += 1
       addresses.update(datagram.sourceAddress) { facts in
-        var statistics = facts.stun ?? RoundTripStatistics()
-        statistics.add(seconds, at: time)
-        facts.stun = statistics
+        if facts.stun == nil { facts.stun = RoundTripStatistics() }
+        facts.stun?.add(seconds, at: time)
       }
     case .indication:
       break

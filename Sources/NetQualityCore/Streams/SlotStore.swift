@@ -1,7 +1,9 @@
 /// Cold per-stream records that only some streams need at a time (a clock-rate inference while
 /// it runs, RTCP details once a stream's RTCP arrives), kept out of the per-stream arrays: a
 /// stream holds a slot number (`Int32`, -1 for none), and a slot given back is reused. With
-/// every slot free the storage goes too, so a wave of streams leaves nothing behind.
+/// every slot free the storage goes too, so a wave of streams leaves nothing behind; with few
+/// in use, `pack` gives the rest back. Also the analyzer's facts per address
+/// (`AnalyzedAddressTable`).
 struct SlotStore<Element> {
   private var elements = ContiguousArray<Element>()
   private var free: [Int32] = []
@@ -12,6 +14,14 @@ struct SlotStore<Element> {
 
   /// Slots in use.
   var count: Int { elements.count - free.count }
+
+  /// Slots made, in use or free: the slot numbers are `0..<slotsMade`.
+  var slotsMade: Int { elements.count }
+
+  /// Whether `slot` is a slot number of this store (one remembered from before a `pack` or an
+  /// emptying may not be).
+  @inline(__always)
+  func isSlot(_ slot: Int32) -> Bool { slot >= 0 && Int(slot) < elements.count }
 
   /// A slot for a stream that needs one (an allocation only when the storage grows).
   mutating func take() -> Int32 {
@@ -28,6 +38,20 @@ struct SlotStore<Element> {
       elements = []
       free = []
     }
+  }
+
+  /// Moves the slots in use to the front, in their order, and gives the rest of the storage
+  /// back; `moved(newSlot, element)` is told of each (to renumber what holds the slots).
+  mutating func pack(_ moved: (Int32, Element) -> Void) {
+    var isFree = [Bool](repeating: false, count: elements.count)
+    for slot in free { isFree[Int(slot)] = true }
+    var packed = ContiguousArray<Element>()
+    packed.reserveCapacity(count)
+    for index in elements.indices where !isFree[index] {
+      moved(Int32(truncatingIfNeeded: packed.count), elements[index])
+      packed.append(elements[index])
+    }
+    (elements, free) = (packed, [])
   }
 
   /// A `_read` accessor, so that a read may borrow the element instead of copying it out.
