@@ -38,7 +38,7 @@ public struct Scorer: Sendable {
   var counters = EngineCounters()
   /// Each media stream's counts and each address pair's feedback at the previous tick
   /// (`Scorer+Media.swift`).
-  var mediaBaselines = ChunkedArray<MediaBaseline?>()
+  var mediaBaselines = ChunkedArray<MediaBaseline>()
   var feedbackBaselines: [AddressPair: FeedbackBaseline] = [:]
   /// The tick's media per peer (`mediaTick`), kept from tick to tick for its storage.
   var peerMedia = PeerMediaTable()
@@ -191,7 +191,7 @@ public struct Scorer: Sendable {
     var movedTrackers = ChunkedArray<ConnectionTracker?>(repeating: nil, count: live)
     var movedNames = ChunkedArray(repeating: "", count: live)
     var movedPlaces = ChunkedArray<Int32>(repeating: -1, count: live)
-    var movedMedia = ChunkedArray<MediaBaseline?>(repeating: nil, count: live)
+    var movedMedia = ChunkedArray(repeating: MediaBaseline(), count: live)
     for (old, new) in remap.enumerated() where new >= 0 {
       if old < baselines.count {
         movedBaselines[Int(new)] = baselines[old]

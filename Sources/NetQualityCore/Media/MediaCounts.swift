@@ -53,21 +53,26 @@ public struct MediaCounts: Sendable, Equatable {
   /// one's.
   public func since(_ earlier: MediaCounts) -> MediaCounts {
     var window = self
-    window.framesReceived -= earlier.framesReceived
-    window.framesIncomplete -= earlier.framesIncomplete
-    window.framesRetransmitted -= earlier.framesRetransmitted
-    window.keyFrames -= earlier.keyFrames
-    window.totalInterFrameDelaySeconds -= earlier.totalInterFrameDelaySeconds
-    window.totalSquaredInterFrameDelaySeconds -= earlier.totalSquaredInterFrameDelaySeconds
-    window.interFrameIntervals -= earlier.interFrameIntervals
-    window.freezes -= earlier.freezes
-    window.freezesSeconds -= earlier.freezesSeconds
-    window.pauses -= earlier.pauses
-    window.pausesSeconds -= earlier.pausesSeconds
-    window.concealedSeconds -= earlier.concealedSeconds
-    window.concealmentEvents -= earlier.concealmentEvents
-    window.silenceSeconds -= earlier.silenceSeconds
+    window.subtract(earlier)
     return window
+  }
+
+  /// Takes `earlier` away, in place (`since`).
+  public mutating func subtract(_ earlier: MediaCounts) {
+    framesReceived -= earlier.framesReceived
+    framesIncomplete -= earlier.framesIncomplete
+    framesRetransmitted -= earlier.framesRetransmitted
+    keyFrames -= earlier.keyFrames
+    totalInterFrameDelaySeconds -= earlier.totalInterFrameDelaySeconds
+    totalSquaredInterFrameDelaySeconds -= earlier.totalSquaredInterFrameDelaySeconds
+    interFrameIntervals -= earlier.interFrameIntervals
+    freezes -= earlier.freezes
+    freezesSeconds -= earlier.freezesSeconds
+    pauses -= earlier.pauses
+    pausesSeconds -= earlier.pausesSeconds
+    concealedSeconds -= earlier.concealedSeconds
+    concealmentEvents -= earlier.concealmentEvents
+    silenceSeconds -= earlier.silenceSeconds
   }
 
   /// Adds another stream's counts (a peer's total over its streams); the resolution is the
