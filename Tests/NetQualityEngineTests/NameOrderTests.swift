@@ -41,4 +41,29 @@ final class NameOrderTests: XCTestCase {
     let names = ["b", "a", "b", "a", "b"]
     XCTAssertEqual(NameOrder.sortedPositions(names), [1, 3, 0, 2, 4])
   }
+
+  /// The order of the tick before is a hint only: right, stale, garbage or claimed twice, the
+  /// order is `String`'s.
+  func testThePreviousOrderChangesNothingButTheTime() {
+    var generator = SystemRandomNumberGenerator()
+    let names = (0..<3_000).map { _ in
+      "10.\(UInt8.random(in: 0...3, using: &generator)).\(UInt8.random(in: 0...255, using: &generator)).1"
+    }
+    let expected = stringOrder(names)
+    var rankOf = [Int32](repeating: -1, count: names.count)
+    for (rank, position) in expected.enumerated() { rankOf[position] = Int32(rank) }
+    let hints: [(String, (Int) -> Int32, Int)] = [
+      ("the right order", { rankOf[$0] }, names.count),
+      ("a third new", { $0 % 3 == 0 ? -1 : rankOf[$0] }, names.count),
+      ("the reverse", { Int32(names.count - 1) - rankOf[$0] }, names.count),
+      ("out of range", { rankOf[$0] * 7 - 500 }, names.count),
+      ("all claiming one rank", { _ in 5 }, names.count),
+      ("random", { _ in Int32.random(in: -2...3_100, using: &generator) }, 3_000),
+      ("no ranks", { rankOf[$0] }, 0),
+    ]
+    for (label, hint, count) in hints {
+      let order = NameOrder.sortedPositions(names, previousRanks: hint, rankCount: count)
+      XCTAssertTrue(order == expected, "\(label): \(order.count) positions, not String's order")
+    }
+  }
 }

@@ -49,7 +49,7 @@ extension Scorer {
     events: inout [EngineEvent]
   ) -> [PeerSnapshot] {
     let names = tick.names
-    let order = NameOrder.sortedPositions(names)
+    let order = sortedByName(tick, streamSlots: harvest.streamSlots)
     // Peers with no stream or probe left are forgotten with their streams.
     // Boxed: a peer's probe figures (922 bytes, optional) passed down the scoring of every
     // peer were copied out at each check for nil, probed or not (perf, issue 37).
@@ -96,6 +96,30 @@ extension Scorer {
       events += peerEvents
     }
     return snapshots
+  }
+
+  /// The tick's streams in the order of their peers' names (`NameOrder`), each stream's rank
+  /// in it kept for the next tick's hint (`streamRanks`, by the analyzer's stream index; a
+  /// rank left stale by a reused index costs time, never the order).
+  mutating func sortedByName(_ tick: StreamsOfTick, streamSlots: Int) -> [Int] {
+    let order = NameOrder.sortedPositions(
+      tick.names,
+      previousRanks: { position in
+        let stream = Int(tick.facts[position].index)
+        return stream < streamRanks.count ? streamRanks[stream] : -1
+      }, rankCount: streamRankCount)
+    if streamRanks.count > streamSlots {
+      streamRanks.removeLast(streamRanks.count - streamSlots)
+    }
+    for (rank, position) in order.enumerated() {
+      let stream = Int(tick.facts[position].index)
+      if streamRanks.count <= stream {
+        streamRanks.append(contentsOf: repeatElement(-1, count: stream + 1 - streamRanks.count))
+      }
+      streamRanks[stream] = Int32(truncatingIfNeeded: rank)
+    }
+    streamRankCount = order.count
+    return order
   }
 
   /// The peers remembered but not scored this tick (no stream nor probe left; `scored` were)

@@ -19,6 +19,10 @@ public struct Scorer: Sendable {
   /// Where each stream's peer record was at the tick before (`PeerRecords.take(_:hint:into:)`),
   /// or -1.
   var streamPeerPlaces = ChunkedArray<Int32>()
+  /// Each stream's rank in the tick before's order by peer name (`sortedByName`), or -1, and
+  /// how many ranks there were: the sort's hint.
+  var streamRanks: [Int32] = []
+  var streamRankCount = 0
   /// Probe sessions (see `record(probe:)`), and their indices by reflector: in an array, whose
   /// elements are changed in place, where a dictionary's modify accessor would put a value this
   /// large on the heap for every probe.
@@ -186,6 +190,8 @@ public struct Scorer: Sendable {
   private mutating func follow(_ remap: [Int32]) {
     guard !remap.isEmpty else { return }
     calls.follow(remap)
+    // The sort's hint starts over (one tick sorted without it).
+    (streamRanks, streamRankCount) = ([], 0)
     let live = remap.lazy.filter { $0 >= 0 }.count
     var movedBaselines = ChunkedArray(repeating: StreamBaseline(), count: live)
     var movedTrackers = ChunkedArray<ConnectionTracker?>(repeating: nil, count: live)
