@@ -129,7 +129,7 @@ public struct ConnectionTracker: Sendable, Equatable {
     }
     // The thresholds in their order, each at the moment it was crossed, worked out only once
     // crossed: an array of the three steps with their times, made at every call (per stream,
-    // peer and call at every tick), was a tenth of a tick under churn, its allocation and
+    // peer and call at every tick), was 7 % of a tick under churn, its allocation and
     // release most of it (perf --call-graph dwarf of
     // `netquality-engine-bench --churn 1000 10 110`, issue 37).
     if interrupted && rank(state) < rank(.interrupted) {
