@@ -49,15 +49,8 @@ public struct MediaCounts: Sendable, Equatable {
   /// Whether the stream is video (its frames are counted).
   public var hasFrames: Bool { framesReceived > 0 }
 
-  /// What happened between `earlier` and this, for a tick's window; the resolution is this
-  /// one's.
-  public func since(_ earlier: MediaCounts) -> MediaCounts {
-    var window = self
-    window.subtract(earlier)
-    return window
-  }
-
-  /// Takes `earlier` away, in place (`since`).
+  /// Takes `earlier` away, in place: what happened between `earlier` and this, for a tick's
+  /// window (`Scorer.MediaBaseline.advance`); the resolution is this one's.
   public mutating func subtract(_ earlier: MediaCounts) {
     framesReceived -= earlier.framesReceived
     framesIncomplete -= earlier.framesIncomplete
